@@ -1,0 +1,80 @@
+"""Assemble an agent from settings: the model, the tools and who is asking.
+
+The CLI, the evaluation harness and the desktop worker all build their agent
+here, so they behave the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pathlib import Path
+
+from .agent import Agent
+from .llm import ModelBackend
+from .models import app_root, resolve_model_path
+from .settings import Settings, data_dir
+from .tools.base import ToolContext
+from .tools.calculator import CalculatorTool
+from .tools.registry import ToolRegistry
+
+
+@dataclass
+class Sources:
+    """Data the tools read; empty strings mean the configured default."""
+
+    employees: str = ""
+    policies: str = ""
+
+
+def sample_data_dir() -> Path:
+    """Our sample company (shipped with the app)."""
+    return app_root() / "data"
+
+
+def employees_path(settings: Settings, sources: Sources | None = None) -> Path:
+    chosen = (sources.employees if sources else "") or settings.employees_path
+    return Path(chosen).expanduser() if chosen else sample_data_dir() / "employees.csv"
+
+
+def build_data_tool(settings: Settings, sources: Sources | None = None):
+    """The employee-data tool over the configured employee file (loaded once)."""
+    from .access import AccessPolicy, AuditLog
+    from .employees import load_employees
+    from .tools.employee_data import EmployeeDataTool
+
+    path = employees_path(settings, sources)
+    policy_file = data_dir() / "access_policy.toml"
+    policy = AccessPolicy.from_toml(policy_file) if policy_file.exists() else AccessPolicy()
+    return EmployeeDataTool(load_employees(path), policy, AuditLog(data_dir() / "audit.log"))
+
+
+def build_tools(settings: Settings, sources: Sources | None = None) -> ToolRegistry:
+    """The registry of tools for this installation."""
+    return ToolRegistry([build_data_tool(settings, sources), CalculatorTool()])
+
+
+def build_context(user: str, tools: ToolRegistry | None = None) -> ToolContext:
+    """Who is asking; the role comes from the employee data, never from the question."""
+    role = "employee"
+    data = tools.get("employee_data") if tools is not None else None
+    if data is not None and user:
+        role = data.viewer(user).role
+    return ToolContext(user=user, role=role)
+
+
+def load_backend(settings: Settings, model: str | None = None) -> ModelBackend:
+    from .llama_backend import LlamaBackend  # heavy: imported only when a model is needed
+
+    return LlamaBackend(resolve_model_path(model, settings), settings)
+
+
+def build_agent(backend: ModelBackend, settings: Settings, user: str, sources: Sources | None = None) -> Agent:
+    tools = build_tools(settings, sources)
+    return Agent(
+        backend,
+        tools,
+        build_context(user, tools),
+        max_steps=settings.max_steps,
+        max_tokens=settings.max_answer_tokens,
+    )

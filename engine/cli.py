@@ -1,0 +1,237 @@
+"""``hr-assistant``: the command line of the app.
+
+Without a subcommand it opens the desktop window when the desktop part is
+installed, and otherwise a chat in the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import threading
+from typing import Sequence
+
+from .errors import HRAssistantError, SetupError
+from .settings import Settings, load_settings
+from .steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ObservationStep, ThoughtStep
+
+EXIT_OK, EXIT_FAILED, EXIT_SETUP = 0, 1, 2
+
+
+def _print_error(exc: HRAssistantError) -> None:
+    print(f"error: {exc.message}", file=sys.stderr)
+    if exc.hint:
+        print(f"  {exc.hint}", file=sys.stderr)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = load_settings()
+    changes = {}
+    for name in ("n_ctx", "n_threads", "n_gpu_layers", "temperature", "seed", "max_steps"):
+        value = getattr(args, name, None)
+        if value is not None:
+            changes[name] = value
+    return settings.replace(**changes) if changes else settings
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", help="GGUF chat model file (default: settings, HR_ASSISTANT_MODEL, the models folder)")
+    p.add_argument("--employees", help="employee data file (CSV or XLSX)")
+    p.add_argument("--policies", help="policy document or folder")
+    p.add_argument("--n-ctx", dest="n_ctx", type=int, help="context size in tokens")
+    p.add_argument("--threads", dest="n_threads", type=int, help="CPU threads (0: physical cores)")
+    p.add_argument("--gpu-layers", dest="n_gpu_layers", type=int, help="layers to offload to the GPU (-1: all)")
+    p.add_argument("--temperature", type=float, help="sampling temperature")
+    p.add_argument("--seed", type=int, help="sampling seed")
+    p.add_argument("--max-steps", dest="max_steps", type=int, help="most tool calls per question")
+
+
+def _stream(steps, out=sys.stdout) -> None:
+    """Print a run's steps as they come; the final answer streams token by token."""
+    answering = False
+    for step in steps:
+        if isinstance(step, AnswerToken):
+            if not answering:
+                out.write("\nAnswer: ")
+                answering = True
+            out.write(step.text)
+            out.flush()
+        elif isinstance(step, ThoughtStep):
+            out.write(f"Thought: {step.thought}  ({step.seconds:.2f}s, {step.prompt_tokens_evaluated} prompt "
+                      f"tokens evaluated, {step.prompt_tokens_reused} reused)\n")
+        elif isinstance(step, ActionStep):
+            out.write(f"Action: {step.action}\nAction Input: {step.action_input}\n")
+        elif isinstance(step, ObservationStep):
+            mark = " (repeated call, not run again)" if step.cached else ""
+            out.write(f"Observation{mark}: {step.observation}\n")
+        elif isinstance(step, FinalAnswer):
+            if not answering:
+                out.write(f"\nAnswer: {step.answer}")
+            out.write("\n")
+        elif isinstance(step, ErrorStep):
+            out.write(f"\nerror: {step.message}\n")
+            if step.hint:
+                out.write(f"  {step.hint}\n")
+        out.flush()
+
+
+def trace_json(agent, trace) -> dict:
+    """The JSON object of ``ask --json``."""
+    data = trace.to_dict()
+    data["tools"] = agent.tools.names
+    data["model"] = getattr(agent.backend, "name", "")
+    return data
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from .assistant import Sources, build_agent, load_backend
+
+    settings = _settings(args)
+    backend = load_backend(settings, args.model)
+    agent = build_agent(backend, settings, args.user or settings.user, Sources(args.employees or "", args.policies or ""))
+    if args.json:
+        trace = agent.ask(args.question)
+        print(json.dumps(trace_json(agent, trace), ensure_ascii=False, indent=2))
+        return EXIT_FAILED if trace.error else EXIT_OK
+    _stream(agent.run(args.question))
+    return EXIT_FAILED if agent.last_trace and agent.last_trace.error else EXIT_OK
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """A conversation in the terminal; Ctrl+C stops an answer, Ctrl+D ends the chat."""
+    from .assistant import Sources, build_agent, load_backend
+
+    settings = _settings(args)
+    user = args.user or settings.user
+    print("Loading the model…", file=sys.stderr)
+    backend = load_backend(settings, args.model)
+    agent = build_agent(backend, settings, user, Sources(args.employees or "", args.policies or ""))
+    print(f"HR assistant ({backend.name}). Signed in as {user or 'an employee'}. "
+          "Type a question; /new starts a new chat; Ctrl+D quits.")
+    while True:
+        try:
+            question = input("\nYou: ").strip()
+        except EOFError:
+            print()
+            return EXIT_OK
+        if not question:
+            continue
+        if question == "/new":
+            agent.reset()
+            print("(new chat)")
+            continue
+        cancel = threading.Event()
+        try:
+            _stream(agent.run(question, cancel))
+        except KeyboardInterrupt:
+            cancel.set()
+            print("\n(stopped)")
+
+
+def cmd_calc(args: argparse.Namespace) -> int:
+    from .tools.calculator import evaluate, format_number
+
+    print(format_number(evaluate(args.expression)))
+    return EXIT_OK
+
+
+def cmd_data(args: argparse.Namespace) -> int:
+    """Run one employee-data query as a user (refusals and errors exit non-zero)."""
+    import datetime as _dt
+
+    from .assistant import Sources, build_data_tool
+    from .tools.base import ToolContext
+
+    settings = load_settings()
+    tool = build_data_tool(settings, Sources(employees=args.employees or ""))
+    user = args.user or settings.user
+    viewer = tool.viewer(user)
+    result = tool.run(args.expression, ToolContext(user=user, role=viewer.role, today=_dt.date.today().isoformat()))
+    if args.json:
+        print(json.dumps({"user": viewer.name, "role": viewer.role, "text": result.text, "kind": result.kind,
+                          "data": result.data}, ensure_ascii=False, indent=2))
+    else:
+        print(result.text)
+    return EXIT_OK
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    from .settings import settings_file
+
+    settings = load_settings()
+    print(f"# {settings_file()}")
+    for name, meta in Settings.describe().items():
+        print(f"{name} = {getattr(settings, name)!r}    # {meta['description']}")
+    return EXIT_OK
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from desktop.app import run as run_gui  # type: ignore[import-not-found]
+    except ImportError:
+        print("The desktop window is not installed in this build; starting a chat in the terminal.", file=sys.stderr)
+        return cmd_chat(args)
+    return run_gui()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hr-assistant", description="Offline HR assistant.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to standard error")
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("ask", help="answer one question")
+    p.add_argument("question")
+    p.add_argument("--user", help="name of the signed-in employee")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the answer and the trace")
+    _add_model_options(p)
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("chat", help="a conversation in the terminal")
+    p.add_argument("--user", help="name of the signed-in employee")
+    _add_model_options(p)
+    p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser("calc", help="evaluate an arithmetic expression safely")
+    p.add_argument("expression")
+    p.set_defaults(func=cmd_calc)
+
+    p = sub.add_parser("data", help="query the employee data as a user")
+    p.add_argument("expression", help='for example: df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]')
+    p.add_argument("--user", help="name of the signed-in employee")
+    p.add_argument("--employees", help="employee data file (CSV or XLSX)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_data)
+
+    p = sub.add_parser("settings", help="show the settings and where they are stored")
+    p.set_defaults(func=cmd_settings)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
+    func = getattr(args, "func", None)
+    if func is None:
+        args.user = None
+        for name in ("model", "employees", "policies"):
+            setattr(args, name, None)
+        func = cmd_gui
+    try:
+        return func(args)
+    except SetupError as exc:
+        _print_error(exc)
+        return EXIT_SETUP
+    except HRAssistantError as exc:
+        _print_error(exc)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,350 @@
+"""Load an employee file (CSV or XLSX) and understand its columns.
+
+Real HR exports differ in everything: delimiter, encoding, line ends, number
+formats (``1,250.00``, ``$ 85,000``), date formats (``2/16/2013``,
+``2013-02-16``, ``16.02.2013``) and header names. This module reads them
+without configuration, infers each column's type, and guesses each column's
+meaning (person name, manager, department, employee id, email, user name, pay).
+A ``<file>.toml`` beside the data overrides any guess::
+
+    [columns]
+    name = "Full Name"
+    manager = "Reports To"
+    pay = ["Annual Salary (USD)", "Bonus"]
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import io
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import DataFileError
+
+ROLE_PATTERNS = {
+    "employee_id": re.compile(r"^(employee|emp|staff|personnel)?[ _-]?(id|no|number|#)$|^id$", re.I),
+    "name": re.compile(r"^(full[ _-]?|employee[ _-]?|display[ _-]?)?name$", re.I),
+    "manager": re.compile(r"manager|supervisor|reports[ _-]?to|superior|boss|line[ _-]?lead", re.I),
+    "department": re.compile(r"department|dept|organi[sz]ational[ _-]?unit|division|business[ _-]?unit|^team$|^unit$", re.I),
+    "email": re.compile(r"e-?mail", re.I),
+    "username": re.compile(r"^(user[ _-]?(name|id)?|login|account|windows[ _-]?user|os[ _-]?user)$", re.I),
+    "pay": re.compile(r"salary|pay|wage|compensation|income|bonus|allowance|rate", re.I),
+}
+HR_DEPARTMENT = re.compile(r"^\s*(hr|human[ _-]?resources?|people([ _-]?(ops|operations|team|and culture|& culture))?)"
+                           r"(\s+(department|dept\.?|team|division))?\s*$", re.I)
+_CURRENCY = re.compile(r"^\(?\s*([-+]?)\s*(?:[$€£¥₱₹]|PHP|USD|EUR|GBP)?\s*([-+]?[\d\s,.' ]*\d)\s*(?:[$€£¥₱₹%]|PHP|USD|EUR|GBP)?\s*\)?$")
+DATE_FORMATS = ["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%d/%m/%Y", "%Y/%m/%d", "%m/%d/%y", "%d-%b-%Y", "%d %b %Y",
+                "%b %d, %Y", "%B %d, %Y", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
+MAX_ROWS = 500_000
+
+
+@dataclass
+class Column:
+    name: str
+    dtype: str  # "int", "float", "date", "text", "bool"
+    roles: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
+    date_format: str | None = None
+    missing: int = 0
+
+
+@dataclass
+class EmployeeTable:
+    """The loaded table and what we know about its columns."""
+
+    df: Any  # pandas.DataFrame
+    columns: dict[str, Column]
+    source: str
+    roles: dict[str, list[str]]  # role -> column names
+
+    def role(self, role: str) -> str | None:
+        names = self.roles.get(role) or []
+        return names[0] if names else None
+
+    @property
+    def pay_columns(self) -> list[str]:
+        return list(self.roles.get("pay", []))
+
+
+_FOLD = str.maketrans({"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "æ": "ae", "Æ": "AE", "ß": "ss", "đ": "d", "Đ": "D",
+                       "œ": "oe", "Œ": "OE", "ı": "i"})
+
+
+def normalise_name(text: Any) -> str:
+    """Case-, accent- and space-insensitive key for matching people's names."""
+    text = unicodedata.normalize("NFKD", str(text)).translate(_FOLD)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(text.casefold().split())
+
+
+# -- reading ----------------------------------------------------------------------------------------
+def _decode(raw: bytes, path: Path) -> str:
+    if raw.startswith(b"\xff\xfe") or raw.startswith(b"\xfe\xff"):
+        return raw.decode("utf-16")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def _read_csv_rows(path: Path) -> list[list[str]]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataFileError(f"The employee file {path} cannot be read: {exc.strerror}.",
+                            hint="Check the path and that your account may read it.") from exc
+    if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DataFileError(f"The employee file {path} is not a text (CSV) file.",
+                            hint="Export the employee list as CSV (UTF-8) or XLSX.")
+    text = _decode(raw, path)
+    if not text.strip():
+        raise DataFileError(f"The employee file {path} is empty.", hint="Export the employee list again.")
+    sample = text[:8192]
+    try:
+        dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
+        delimiter = dialect.delimiter
+    except csv.Error:
+        delimiter = max(",;\t|", key=lambda d: sample.splitlines()[0].count(d))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quotechar='"', skipinitialspace=False)
+    rows: list[list[str]] = []
+    width = None
+    try:
+        for row in reader:
+            line = reader.line_num
+            if not row or all(not c.strip() for c in row):
+                continue
+            if width is None:
+                width = len(row)
+            elif len(row) != width:
+                # Trailing empty cells are a common export habit; anything else is an error.
+                if len(row) > width and all(not c.strip() for c in row[width:]):
+                    row = row[:width]
+                else:
+                    raise DataFileError(
+                        f"Line {line} of {path.name} has {len(row)} fields, but the header has {width}.",
+                        hint="A value probably contains the separator "
+                        f"'{delimiter}' without quotes; fix that line or export the file again.",
+                    )
+            rows.append([c.strip() for c in row])
+            if len(rows) > MAX_ROWS:
+                raise DataFileError(f"{path.name} has more than {MAX_ROWS} rows.", hint="Split the file.")
+    except csv.Error as exc:
+        raise DataFileError(f"Line {reader.line_num} of {path.name} cannot be read: {exc}.",
+                            hint="Check the quotes on that line.") from exc
+    return rows
+
+
+def _read_xlsx_rows(path: Path) -> list[list[str]]:
+    try:
+        import openpyxl
+    except ImportError as exc:  # pragma: no cover
+        raise DataFileError("Reading XLSX files needs openpyxl.", hint="Reinstall the app.") from exc
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:
+        raise DataFileError(f"The workbook {path.name} cannot be opened ({type(exc).__name__}).",
+                            hint="Save it again in Excel as .xlsx, or export it as CSV.") from exc
+    ws = wb.worksheets[0]
+    rows = []
+    for values in ws.iter_rows(values_only=True):
+        cells = ["" if v is None else (v.strftime("%Y-%m-%d") if isinstance(v, (_dt.date, _dt.datetime)) else str(v))
+                 for v in values]
+        if any(c.strip() for c in cells):
+            rows.append([c.strip() for c in cells])
+    wb.close()
+    if rows:
+        width = max(i + 1 for i, c in enumerate(rows[0]) if c) if any(rows[0]) else 0
+        rows = [r[:width] + [""] * (width - len(r)) for r in rows]
+    return rows
+
+
+# -- type inference -------------------------------------------------------------------------------------
+def parse_number(text: str) -> float | None:
+    """``1,250.50`` / ``$ 85,000`` / ``₱20,000`` / ``1.250,50`` / ``(300)`` -> float; None if not a number."""
+    t = text.strip()
+    if not t:
+        return None
+    m = _CURRENCY.match(t)
+    if not m:
+        return None
+    sign, body = m.group(1), m.group(2).replace(" ", "").replace("'", "").replace("\u00a0", "")
+    if body.count(",") and body.count("."):
+        if body.rfind(",") > body.rfind("."):  # 1.250,50
+            body = body.replace(".", "").replace(",", ".")
+        else:
+            body = body.replace(",", "")
+    elif body.count(",") == 1 and len(body.split(",")[1]) != 3:  # 12,5 (decimal comma)
+        body = body.replace(",", ".")
+    elif body.count(","):
+        parts = body.split(",")
+        if not all(len(p) == 3 for p in parts[1:]):
+            return None
+        body = body.replace(",", "")
+    if body.count(".") > 1:
+        parts = body.split(".")
+        if all(len(p) == 3 for p in parts[1:]):
+            body = body.replace(".", "")
+        else:
+            return None
+    try:
+        value = float(body)
+    except ValueError:
+        return None
+    if t.startswith("(") and t.endswith(")") or sign == "-":
+        value = -abs(value)
+    return value
+
+
+def _date_format(values: list[str]) -> str | None:
+    candidates = []
+    for fmt in DATE_FORMATS:
+        try:
+            for v in values:
+                _dt.datetime.strptime(v, fmt)
+        except ValueError:
+            continue
+        candidates.append(fmt)
+    return candidates[0] if candidates else None
+
+
+def _infer(name: str, values: list[str]) -> Column:
+    present = [v for v in values if v and v.lower() not in ("na", "n/a", "nan", "null", "none", "-")]
+    col = Column(name=name, dtype="text", missing=len(values) - len(present))
+    col.examples = list(dict.fromkeys(present))[:3]
+    if not present:
+        return col
+    if all(v.lower() in ("true", "false", "yes", "no") for v in present):
+        col.dtype = "bool"
+        return col
+    looks_like_id = bool(ROLE_PATTERNS["employee_id"].search(name))
+    numbers = [parse_number(v) for v in present]
+    if all(n is not None for n in numbers) and not (looks_like_id and any(v.startswith("0") for v in present)):
+        col.dtype = "int" if all(float(n).is_integer() for n in numbers) else "float"
+        return col
+    if any(ch.isdigit() for ch in present[0]):
+        fmt = _date_format(present)
+        if fmt:
+            col.dtype, col.date_format = "date", fmt
+    return col
+
+
+def _convert(col: Column, values: list[str]):
+    import pandas as pd
+
+    blank = {"", "na", "n/a", "nan", "null", "none", "-"}
+    if col.dtype in ("int", "float"):
+        nums = [None if v.lower() in blank else parse_number(v) for v in values]
+        series = pd.Series(nums, dtype="float64")
+        if col.dtype == "int" and not series.isna().any():
+            series = series.astype("int64")
+        return series
+    if col.dtype == "date":
+        return pd.to_datetime(pd.Series([None if v.lower() in blank else v for v in values], dtype="object"),
+                              format=col.date_format, errors="coerce")
+    if col.dtype == "bool":
+        return pd.Series([None if v.lower() in blank else v.lower() in ("true", "yes") for v in values],
+                         dtype="object")
+    return pd.Series([None if v == "" else v for v in values], dtype="object")
+
+
+def _guess_roles(columns: dict[str, Column], df) -> dict[str, list[str]]:
+    roles: dict[str, list[str]] = {}
+    for name, col in columns.items():
+        for role, pattern in ROLE_PATTERNS.items():
+            if not pattern.search(name):
+                continue
+            if role == "pay" and col.dtype not in ("int", "float"):
+                continue
+            if role in ("name", "manager", "department") and col.dtype != "text":
+                continue
+            if role == "employee_id" and ROLE_PATTERNS["manager"].search(name):
+                continue  # "manager_id" is a manager reference, not the row's id
+            roles.setdefault(role, []).append(name)
+    if "email" not in roles:
+        for name, col in columns.items():
+            if col.dtype == "text" and col.examples and all("@" in e for e in col.examples):
+                roles["email"] = [name]
+                break
+    if "name" not in roles:
+        # The first text column whose values look like "First Last".
+        for name, col in columns.items():
+            if col.dtype == "text" and name not in sum(roles.values(), []) and col.examples and all(
+                    len(str(e).split()) >= 2 and str(e)[0].isupper() for e in col.examples):
+                roles["name"] = [name]
+                break
+    for role in ("name", "manager", "department", "employee_id", "email", "username"):
+        if len(roles.get(role, [])) > 1:
+            roles[role] = roles[role][:1]
+    return roles
+
+
+def _overrides(path: Path) -> dict[str, Any]:
+    toml_path = path.with_suffix(path.suffix + ".toml")
+    if not toml_path.exists():
+        toml_path = path.with_suffix(".toml")
+    if not toml_path.exists():
+        return {}
+    import tomllib
+
+    try:
+        return tomllib.loads(toml_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataFileError(f"The column settings {toml_path.name} cannot be read: {exc}.",
+                            hint="Fix the TOML syntax or remove the file.") from exc
+
+
+def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) -> EmployeeTable:
+    """Read an employee file; raise :class:`DataFileError` with the line and the problem if it is malformed."""
+    import pandas as pd
+
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise DataFileError(f"The employee file {path} does not exist.",
+                            hint="Choose the employee file in Settings or pass --employees FILE.")
+    suffix = path.suffix.lower()
+    if suffix in (".xlsx", ".xlsm"):
+        rows = _read_xlsx_rows(path)
+    elif suffix in (".csv", ".txt", ".tsv", ""):
+        rows = _read_csv_rows(path)
+    else:
+        raise DataFileError(f"{path.name} is not a CSV or XLSX file.", hint="Export the employee list as CSV or XLSX.")
+    if len(rows) < 2:
+        raise DataFileError(f"The employee file {path.name} has a header but no employees.",
+                            hint="Export the employee list again.")
+    header = rows[0]
+    names: list[str] = []
+    for i, h in enumerate(header):
+        h = " ".join(h.replace("\ufeff", "").split()) or f"column_{i + 1}"
+        base, n = h, 2
+        while h in names:
+            h, n = f"{base}_{n}", n + 1
+        names.append(h)
+    data = rows[1:]
+    columns: dict[str, Column] = {}
+    series = {}
+    for i, name in enumerate(names):
+        values = [r[i] if i < len(r) else "" for r in data]
+        col = _infer(name, values)
+        columns[name] = col
+        series[name] = _convert(col, values)
+    df = pd.DataFrame(series)
+    roles = _guess_roles(columns, df)
+    conf = dict(overrides or {})
+    conf.update(_overrides(path).get("columns", {}))
+    for role, value in conf.items():
+        wanted = [value] if isinstance(value, str) else list(value)
+        missing = [c for c in wanted if c not in columns]
+        if missing:
+            raise DataFileError(f"The column settings name {missing[0]!r} for '{role}', but {path.name} has no such "
+                                "column.", hint=f"Its columns are: {', '.join(names)}.")
+        roles[role] = wanted
+    for role, cols in roles.items():
+        for c in cols:
+            if role not in columns[c].roles:
+                columns[c].roles.append(role)
+    return EmployeeTable(df=df, columns=columns, source=str(path), roles=roles)

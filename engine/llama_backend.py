@@ -1,0 +1,393 @@
+"""The llama.cpp backend: the only module that imports ``llama_cpp``.
+
+What it adds to llama-cpp-python:
+
+* **Validation before loading**: missing file, not a GGUF, damaged header,
+  unknown architecture and not enough memory are each a :class:`ModelFileError`
+  naming the file and what to do, instead of a crash or a C-level abort.
+* **Prefix reuse**: the backend remembers the text and tokens in the KV cache.
+  A prompt that extends them (the next ReAct step, the next question of a chat)
+  tokenizes and evaluates only the new text.
+* **Cheap grammar sampling**: llama-cpp-python runs the grammar over the whole
+  vocabulary before every sample. Like llama.cpp's own ``common_sampler``, this
+  backend samples first and checks only the chosen token against the grammar;
+  only when that token is rejected is the grammar applied to the whole
+  vocabulary and the token sampled again. Same distribution, a fraction of the cost.
+* **Streaming with cancellation** between tokens and **token accounting**.
+"""
+
+from __future__ import annotations
+
+import codecs
+import collections
+import ctypes
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Sequence
+
+from .chat_template import ChatTemplate
+from .errors import ModelFileError, SetupError
+from .gguf_info import GGUFInfo, known_architectures, read_gguf_info
+from .llm import Generation, GenerationStats, TokenCallback
+from .settings import Settings
+
+log = logging.getLogger(__name__)
+
+_LOG_LINES: collections.deque[str] = collections.deque(maxlen=60)
+_LOG_CALLBACK = None  # keep the ctypes callback alive for the life of the process
+_LOCK = threading.Lock()
+_OVERHEAD_BYTES = 300 * 1024**2  # compute buffers, tokenizer, Python
+
+
+def _llama_cpp():
+    """Import llama_cpp lazily (it loads a large shared library) and route its log to ours."""
+    global _LOG_CALLBACK
+    try:
+        import llama_cpp
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise SetupError(
+            f"The llama.cpp runtime cannot be loaded ({exc}).",
+            hint="Reinstall the app with the README's install command (it builds llama-cpp-python).",
+        ) from exc
+    with _LOCK:
+        if _LOG_CALLBACK is None:
+
+            @llama_cpp.llama_log_callback
+            def _on_log(level: int, text: bytes, user_data) -> None:
+                line = text.decode("utf-8", errors="replace")
+                _LOG_LINES.append(line)
+                if level in (2, 3):
+                    log.debug("llama.cpp: %s", line.rstrip())
+
+            _LOG_CALLBACK = _on_log
+            llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
+    return llama_cpp
+
+
+def llama_log_tail(n: int = 10) -> str:
+    return "".join(list(_LOG_LINES)[-n:]).strip()
+
+
+def available_memory() -> int:
+    import psutil
+
+    return int(psutil.virtual_memory().available)
+
+
+def check_model_file(path: str | Path, settings: Settings | None = None) -> GGUFInfo:
+    """Validate a model file without loading it; return its metadata.
+
+    Raises :class:`ModelFileError` for a missing, non-GGUF, damaged,
+    unsupported or too-large file. Used by the settings dialog too.
+    """
+    settings = settings or Settings()
+    info = read_gguf_info(path)
+    arch = info.architecture
+    if not arch:
+        raise ModelFileError(f"The model file {info.path} does not say which architecture it has.",
+                             hint="The file is incomplete or was not made for llama.cpp; use another GGUF file.")
+    known = known_architectures()
+    if known and arch not in known:
+        raise ModelFileError(
+            f"The model file {info.path} has the architecture '{arch}', which this version of llama.cpp does not support.",
+            hint="Choose a model of a supported family (Qwen2.5, Llama 3, Mistral, Phi-3, Gemma 2); see models/README.md.",
+        )
+    if info.vocab_size == 0:
+        raise ModelFileError(f"The model file {info.path} has no vocabulary (tokenizer).",
+                             hint="Use the complete GGUF file of a chat model.")
+    n_ctx = min(settings.n_ctx, info.context_length or settings.n_ctx)
+    offloaded = 0.0
+    if settings.n_gpu_layers and info.n_layer:
+        layers = info.n_layer if settings.n_gpu_layers < 0 else min(settings.n_gpu_layers, info.n_layer)
+        offloaded = layers / info.n_layer
+    need = int(info.size_bytes * (1 - offloaded)) + int(info.kv_cache_bytes(n_ctx) * (1 - offloaded)) + _OVERHEAD_BYTES
+    free = available_memory()
+    if need > free:
+        raise ModelFileError(
+            f"The model {info.path.name} needs about {need / 1024**3:.1f} GB of memory with a context of {n_ctx} "
+            f"tokens, but only {free / 1024**3:.1f} GB is free.",
+            hint="Close other programs, lower the context size in Settings, or use a smaller model or "
+            "quantization (for example Q4_K_M of a 1.5B-3B model).",
+        )
+    return info
+
+
+class LlamaBackend:
+    """A GGUF chat model run by llama.cpp on the CPU (or partly on a GPU)."""
+
+    def __init__(self, path: str | Path, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.info = check_model_file(path, self.settings)
+        self.path = self.info.path
+        self.name = self.info.name
+        llama_cpp = _llama_cpp()
+        self._lib = llama_cpp
+        n_ctx = self.settings.n_ctx
+        if self.info.context_length:
+            n_ctx = min(n_ctx, self.info.context_length)
+        threads = self.settings.n_threads or _physical_cores()
+        _LOG_LINES.clear()
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=str(self.path),
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_gpu_layers=self.settings.n_gpu_layers,
+                seed=self.settings.seed,
+                n_batch=min(512, n_ctx),
+                logits_all=False,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise self._load_error(exc) from exc
+        self.n_ctx = self.llm.n_ctx()
+        self._vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
+        self.n_vocab = llama_cpp.llama_vocab_n_tokens(self._vocab)
+        self._add_bos = bool(llama_cpp.llama_vocab_get_add_bos(self._vocab))
+        self.template = ChatTemplate(
+            self.info.chat_template,
+            bos_token=self._special_piece(llama_cpp.llama_vocab_bos(self._vocab)),
+            eos_token=self._special_piece(llama_cpp.llama_vocab_eos(self._vocab)),
+            origin=f"model {self.path.name}",
+        )
+        self._pieces: dict[int, bytes] = {}
+        self._grammars: dict[str, object] = {}
+        self._chain = self._make_chain()
+        # Token-level cache of what the KV cache holds, and the text it came from.
+        self._kv_text = ""
+        self._tok_cache: tuple[str, list[int]] = ("", [])
+        # Full-vocabulary candidate buffer, allocated once (used only when the grammar rejects a token).
+        self._cand_dtype = None
+        self._cand = None
+
+    # -- loading ------------------------------------------------------------------------------------
+    def _load_error(self, exc: Exception) -> ModelFileError:
+        detail = llama_log_tail()
+        low = detail.lower()
+        if "unknown model architecture" in low or "unsupported" in low:
+            hint = "This llama.cpp does not support the model's architecture; choose a supported model (models/README.md)."
+        elif "alloc" in low or "memory" in low:
+            hint = "Not enough memory: lower the context size or GPU layers in Settings, or use a smaller model."
+        else:
+            hint = "The file may be damaged or incomplete: copy it again and check its SHA-256 (hr-assistant models verify)."
+        last = detail.splitlines()[-1] if detail else str(exc)
+        return ModelFileError(f"llama.cpp could not load the model {self.path.name}: {last}", hint=hint)
+
+    def _special_piece(self, token: int) -> str:
+        if token < 0:
+            return ""
+        buf = ctypes.create_string_buffer(256)
+        n = self._lib.llama_token_to_piece(self._vocab, token, buf, 256, 0, True)
+        return buf.raw[: max(n, 0)].decode("utf-8", errors="replace")
+
+    def _make_chain(self):
+        lib = self._lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        temp = self.settings.temperature
+        if temp <= 0:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
+        else:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(40))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(0.95, 1))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_min_p(0.05, 1))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(temp))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(self.settings.seed))
+        return chain
+
+    def reseed(self, seed: int) -> None:
+        """Restart sampling with another seed (repeatable runs, evaluation over seeds)."""
+        self._lib.llama_sampler_free(self._chain)
+        self.settings = self.settings.replace(seed=seed)
+        self._chain = self._make_chain()
+
+    def _grammar_sampler(self, grammar: str):
+        smpl = self._grammars.get(grammar)
+        if smpl is None:
+            _LOG_LINES.clear()
+            smpl = self._lib.llama_sampler_init_grammar(self._vocab, grammar.encode("utf-8"), b"root")
+            if not smpl:
+                raise SetupError(f"Internal error: the turn grammar was rejected by llama.cpp ({llama_log_tail(3)}).")
+            self._grammars[grammar] = smpl
+        else:
+            self._lib.llama_sampler_reset(smpl)
+        return smpl
+
+    def close(self) -> None:
+        lib = self._lib
+        for smpl in self._grammars.values():
+            lib.llama_sampler_free(smpl)
+        self._grammars.clear()
+        if self._chain is not None:
+            lib.llama_sampler_free(self._chain)
+            self._chain = None
+        self.llm.close()
+
+    # -- text and tokens ------------------------------------------------------------------------------
+    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
+        return self.template.render(messages, add_generation_prompt=True)
+
+    def _tokenize(self, text: str, add_bos: bool) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)
+
+    def tokens_for(self, prompt: str) -> list[int]:
+        """Tokens of ``prompt``; a prompt that extends the text in the KV cache keeps its tokens."""
+        cached_text, cached = self._tok_cache
+        if cached_text and prompt == cached_text:
+            return cached
+        if self._kv_text and prompt.startswith(self._kv_text):
+            n = self.llm.n_tokens
+            tokens = list(self.llm.input_ids[:n]) + self._tokenize(prompt[len(self._kv_text):], add_bos=False)
+        else:
+            tokens = self._tokenize(prompt, add_bos=self._add_bos)
+        self._tok_cache = (prompt, tokens)
+        return tokens
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokens_for(text))
+
+    def _piece(self, token: int) -> bytes:
+        piece = self._pieces.get(token)
+        if piece is None:
+            buf = ctypes.create_string_buffer(64)
+            n = self._lib.llama_token_to_piece(self._vocab, token, buf, 64, 0, False)
+            if n < 0:
+                buf = ctypes.create_string_buffer(-n)
+                n = self._lib.llama_token_to_piece(self._vocab, token, buf, -n, 0, False)
+            piece = buf.raw[:n]
+            self._pieces[token] = piece
+        return piece
+
+    # -- generation -----------------------------------------------------------------------------------
+    def _prepare(self, tokens: list[int], stats: GenerationStats) -> None:
+        """Bring the KV cache to ``tokens``: keep the common prefix, evaluate the rest."""
+        llm = self.llm
+        n_cached = llm.n_tokens
+        cached = llm.input_ids[:n_cached]
+        prefix = 0
+        limit = min(n_cached, len(tokens))
+        # Compare in numpy: prompts are thousands of tokens long.
+        if limit:
+            import numpy as np
+
+            diff = np.nonzero(cached[:limit] != np.asarray(tokens[:limit], dtype=cached.dtype))[0]
+            prefix = int(diff[0]) if len(diff) else limit
+        if prefix == len(tokens):
+            prefix -= 1  # the last prompt token must be evaluated again to get its logits
+        if prefix < n_cached and not llm._ctx.kv_cache_seq_rm(-1, prefix, -1):
+            llm.reset()  # this model's cache cannot be cut (recurrent): start over
+            prefix = 0
+        llm.n_tokens = prefix
+        stats.prompt_tokens = len(tokens)
+        stats.prompt_reused = prefix
+        stats.prompt_evaluated = len(tokens) - prefix
+        t0 = time.perf_counter()
+        llm.eval(tokens[prefix:])
+        stats.prompt_seconds = time.perf_counter() - t0
+
+    def _candidates(self):
+        """A llama_token_data_array over the whole vocabulary, filled from the last logits (numpy, no Python loop)."""
+        import numpy as np
+
+        lib = self._lib
+        if self._cand is None:
+            self._cand_dtype = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
+            self._cand = np.zeros(self.n_vocab, dtype=self._cand_dtype)
+            self._cand["id"] = np.arange(self.n_vocab, dtype=np.int32)
+        logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.n_vocab,))
+        self._cand["logit"] = logits
+        self._cand["p"] = 0.0
+        data = self._cand.ctypes.data_as(lib.llama_token_data_p)
+        return lib.llama_token_data_array(data=data, size=self.n_vocab, selected=-1, sorted=False)
+
+    def generate(
+        self,
+        prompt: str,
+        grammar: str | None = None,
+        stop: Sequence[str] = (),
+        on_token: TokenCallback | None = None,
+        *,
+        max_tokens: int = 512,
+        cancel: threading.Event | None = None,
+    ) -> Generation:
+        lib = self._lib
+        stats = GenerationStats()
+        tokens = self.tokens_for(prompt)
+        if len(tokens) >= self.n_ctx:
+            raise SetupError(f"The prompt ({len(tokens)} tokens) does not fit the context of {self.n_ctx} tokens.",
+                             hint="Increase the context size in Settings.")
+        max_tokens = max(0, min(max_tokens, self.n_ctx - len(tokens)))
+        self._kv_text = ""  # invalid while the cache is being changed
+        self._prepare(tokens, stats)
+        self._kv_text = prompt
+        gsmpl = self._grammar_sampler(grammar) if grammar else None
+        single = lib.llama_token_data()
+        single_arr = lib.llama_token_data_array(data=ctypes.pointer(single), size=1, selected=-1, sorted=False)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        text = ""
+        reason = "length"
+        t_gen = time.perf_counter()
+        grammar_seconds = 0.0
+        ctx = self.llm.ctx
+        for _ in range(max_tokens):
+            if cancel is not None and cancel.is_set():
+                reason = "cancelled"
+                break
+            token = lib.llama_sampler_sample(self._chain, ctx, -1)
+            if gsmpl is not None:
+                tg = time.perf_counter()
+                single.id, single.logit, single.p = token, 1.0, 0.0
+                single_arr.size, single_arr.selected = 1, -1
+                lib.llama_sampler_apply(gsmpl, ctypes.byref(single_arr))
+                if single.logit == float("-inf"):
+                    # Rejected: constrain the whole vocabulary, then sample again.
+                    cand = self._candidates()
+                    lib.llama_sampler_apply(gsmpl, ctypes.byref(cand))
+                    lib.llama_sampler_apply(self._chain, ctypes.byref(cand))
+                    if cand.selected < 0:
+                        reason = "end"
+                        grammar_seconds += time.perf_counter() - tg
+                        break
+                    token = int(self._cand["id"][cand.selected])
+                lib.llama_sampler_accept(gsmpl, token)
+                grammar_seconds += time.perf_counter() - tg
+            if lib.llama_vocab_is_eog(self._vocab, token):
+                reason = "end"
+                break
+            piece = decoder.decode(self._piece(token))
+            self.llm.eval([token])
+            self._kv_text = ""  # text/token alignment is restored below
+            stats.completion_tokens += 1
+            text += piece
+            if piece and on_token is not None:
+                on_token(piece)
+            if stop:
+                hit = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
+                if hit >= 0:
+                    text = text[:hit]
+                    reason = "stop"
+                    break
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            text += tail
+            if on_token is not None:
+                on_token(tail)
+        stats.generation_seconds = time.perf_counter() - t_gen
+        stats.grammar_seconds = grammar_seconds
+        # The KV cache now holds prompt + generated tokens. Their text is prompt + text
+        # unless a stop string cut it (then the next prompt falls back to a token-prefix match).
+        self._kv_text = prompt + text if reason != "stop" else ""
+        self._tok_cache = ("", [])
+        return Generation(text=text, stop_reason=reason, stats=stats)
+
+
+def _physical_cores() -> int:
+    try:
+        import psutil
+
+        return max(1, psutil.cpu_count(logical=False) or os.cpu_count() or 1)
+    except Exception:  # pragma: no cover
+        return max(1, os.cpu_count() or 1)

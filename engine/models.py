@@ -1,0 +1,68 @@
+"""Where chat models are found, and what to tell a person when there is none."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+from .errors import ModelFileError, SetupError
+from .settings import Settings, data_dir
+
+RECOMMENDED = (
+    "Qwen2.5-3B-Instruct Q4_K_M (about 2 GB, needs 4 GB of memory) or, on smaller machines, "
+    "Qwen2.5-1.5B-Instruct Q4_K_M (about 1 GB)"
+)
+
+
+def app_root() -> Path:
+    """The folder of the executable (PyInstaller bundle) or of the source checkout."""
+    if getattr(sys, "frozen", False):
+        return Path(sys.executable).resolve().parent
+    return Path(__file__).resolve().parent.parent
+
+
+def model_dirs() -> list[Path]:
+    """Folders searched for ``*.gguf`` files, in order."""
+    return [app_root() / "models", data_dir() / "models"]
+
+
+def find_models() -> list[Path]:
+    """Every GGUF file in the model folders, in search order."""
+    found: list[Path] = []
+    for folder in model_dirs():
+        if folder.is_dir():
+            found += sorted(p for p in folder.glob("*.gguf") if p.is_file())
+    return found
+
+
+def no_model_message() -> str:
+    dirs = " or ".join(str(d) for d in model_dirs())
+    return (
+        "No chat model is set up yet. The assistant needs a GGUF chat model file (a language model "
+        "packed for llama.cpp, 1-5 GB). Copy one into "
+        f"{dirs}, choose it in Settings, pass --model FILE, or set HR_ASSISTANT_MODEL=FILE. "
+        f"Models known to work well: {RECOMMENDED}; see models/README.md."
+    )
+
+
+def resolve_model_path(explicit: str | None, settings: Settings) -> Path:
+    """The model to load: ``--model``, then settings/environment, then the first file in the model folders."""
+    for candidate in (explicit, settings.model_path):
+        if candidate:
+            path = Path(candidate).expanduser()
+            if not path.exists():
+                raise ModelFileError(f"The model file {path} does not exist.", hint=no_model_message())
+            return path
+    found = find_models()
+    if found:
+        return found[0]
+    raise SetupError("No chat model found.", hint=no_model_message())
+
+
+def sha256_file(path: Path, chunk: int = 8 * 1024 * 1024) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,162 @@
+"""All user settings in one typed class, with defaults, bounds and descriptions.
+
+Settings live in ``settings.json`` in the OS user-config directory
+(platformdirs). Writes are atomic (temp file + ``os.replace``) so a crash never
+leaves a half-written file. Environment variables override the file for the
+settings named in :data:`ENV_OVERRIDES`, which is how IT can point every
+workstation at a shared model without touching each user's file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import SettingsError
+
+APP_NAME = "hr-assistant"
+
+# Environment variable -> setting name.
+ENV_OVERRIDES = {
+    "HR_ASSISTANT_MODEL": "model_path",
+    "HR_ASSISTANT_EMPLOYEES": "employees_path",
+    "HR_ASSISTANT_POLICIES": "policies_path",
+    "HR_ASSISTANT_EMBEDDING_MODEL": "embedding_model_path",
+}
+
+
+def _setting(default: Any, description: str, lo: float | None = None, hi: float | None = None):
+    return field(default=default, metadata={"description": description, "min": lo, "max": hi})
+
+
+@dataclass
+class Settings:
+    """Every setting of the app. Paths are strings; empty means 'use the default'."""
+
+    model_path: str = _setting("", "GGUF chat model file. Empty: the first model found in the model folders.")
+    n_ctx: int = _setting(4096, "Context size in tokens (prompt plus answer).", 512, 131072)
+    n_threads: int = _setting(0, "CPU threads for the model; 0 picks the number of physical cores.", 0, 256)
+    n_gpu_layers: int = _setting(0, "Layers offloaded to the GPU; 0 = CPU only, -1 = all.", -1, 1000)
+    temperature: float = _setting(0.2, "Sampling temperature; 0 always picks the most likely token.", 0.0, 2.0)
+    seed: int = _setting(0, "Random seed for sampling, so answers are repeatable.", 0, 2**31 - 1)
+    max_steps: int = _setting(6, "Most tool calls the agent may make for one question.", 1, 20)
+    max_answer_tokens: int = _setting(700, "Most tokens the model may write in one step.", 64, 4096)
+    employees_path: str = _setting("", "Employee data file (CSV or XLSX). Empty: the sample company.")
+    policies_path: str = _setting("", "Policy documents folder or file. Empty: the sample company.")
+    embedding_model_path: str = _setting("", "Local sentence-transformers model folder. Empty: all-MiniLM-L6-v2.")
+    user: str = _setting("", "Name of the signed-in employee (remembered between starts).")
+
+    def validate(self) -> None:
+        """Raise :class:`SettingsError` naming every value that is out of bounds."""
+        problems = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            expected = type(f.default)
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+                setattr(self, f.name, value)
+            if not isinstance(value, expected) or isinstance(value, bool):
+                problems.append(f"{f.name} must be a {expected.__name__}, not {value!r}")
+                continue
+            lo, hi = f.metadata["min"], f.metadata["max"]
+            if lo is not None and value < lo or hi is not None and value > hi:
+                problems.append(f"{f.name} = {value} is outside {lo}..{hi} ({f.metadata['description']})")
+        if problems:
+            raise SettingsError("Invalid settings: " + "; ".join(problems) + ".",
+                                hint="Fix them in the settings dialog or in settings.json.")
+
+    @classmethod
+    def describe(cls) -> dict[str, dict[str, Any]]:
+        """Name -> default, bounds and description, for help texts and the settings dialog."""
+        return {f.name: {"default": f.default, **f.metadata} for f in fields(cls)}
+
+    def replace(self, **changes: Any) -> "Settings":
+        new = dataclasses.replace(self, **changes)
+        new.validate()
+        return new
+
+
+def config_dir() -> Path:
+    """Per-user configuration directory (created on demand)."""
+    override = os.environ.get("HR_ASSISTANT_CONFIG_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    """Per-user data directory: conversations, indexes, audit log, models."""
+    override = os.environ.get("HR_ASSISTANT_DATA_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def settings_file() -> Path:
+    return config_dir() / "settings.json"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so readers see the old or the new file, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_settings(path: Path | None = None, *, env: bool = True) -> Settings:
+    """Load settings from disk (defaults where absent), then apply environment overrides.
+
+    A damaged settings file is not fatal: it is kept aside as ``settings.json.bad``
+    and defaults are used, so the app always starts.
+    """
+    path = path or settings_file()
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError):
+            os.replace(path, path.with_suffix(".json.bad"))
+            data = {}
+    known = {f.name for f in fields(Settings)}
+    settings = Settings(**{k: v for k, v in data.items() if k in known})
+    if env:
+        for var, name in ENV_OVERRIDES.items():
+            if os.environ.get(var):
+                setattr(settings, name, os.environ[var])
+    try:
+        settings.validate()
+    except SettingsError:
+        # Fall back field by field, keeping every valid value the user set.
+        defaults = Settings()
+        for f in fields(Settings):
+            try:
+                Settings(**{f.name: getattr(settings, f.name)}).validate()
+            except SettingsError:
+                setattr(settings, f.name, getattr(defaults, f.name))
+    return settings
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    settings.validate()
+    path = path or settings_file()
+    atomic_write_text(path, json.dumps(dataclasses.asdict(settings), indent=2, sort_keys=True) + "\n")
+    return path

@@ -1,0 +1,112 @@
+"""Typed events of an agent run and the trace they add up to.
+
+The agent loop yields these; the CLI prints them, the tests assert on them, the
+desktop app renders them. A :class:`Trace` serialises to JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Step:
+    """Base class of every event."""
+
+    kind = "step"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **asdict(self)}
+
+
+@dataclass
+class AnswerToken(Step):
+    """A piece of text as the model writes it (streamed to the UI)."""
+
+    text: str
+    kind = "token"
+
+
+@dataclass
+class ThoughtStep(Step):
+    thought: str
+    seconds: float = 0.0
+    prompt_tokens_evaluated: int = 0
+    prompt_tokens_reused: int = 0
+    completion_tokens: int = 0
+    kind = "thought"
+
+
+@dataclass
+class ActionStep(Step):
+    action: str
+    action_input: str
+    kind = "action"
+
+
+@dataclass
+class ObservationStep(Step):
+    action: str
+    action_input: str
+    observation: str
+    ok: bool = True
+    seconds: float = 0.0
+    cached: bool = False  # True: the same call was made before, nothing was run
+    data: Any = None  # structured result for the app (table rows, citations), JSON-safe
+    kind = "observation"
+
+
+@dataclass
+class FinalAnswer(Step):
+    answer: str
+    complete: bool = True  # False: step limit, context limit or cut short
+    kind = "final"
+
+
+@dataclass
+class ErrorStep(Step):
+    """A setup error or a cancellation that ended the run."""
+
+    message: str
+    hint: str = ""
+    error_type: str = ""
+    kind = "error"
+
+
+@dataclass
+class TraceStep:
+    """One Thought/Action/Observation round of the trace."""
+
+    thought: str
+    action: str | None = None
+    action_input: str | None = None
+    observation: str | None = None
+    ok: bool = True
+    cached: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class Trace:
+    """Everything about one question: steps, answer and token accounting."""
+
+    question: str
+    user: str
+    answer: str = ""
+    complete: bool = False
+    steps: list[TraceStep] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens_evaluated: int = 0
+    prompt_tokens_reused: int = 0
+    completion_tokens: int = 0
+    prompt_seconds: float = 0.0
+    generation_seconds: float = 0.0
+    tool_seconds: float = 0.0
+    seconds: float = 0.0
+    error: str | None = None
+    per_call: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

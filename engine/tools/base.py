@@ -1,0 +1,68 @@
+"""What every tool of the agent is: a name, a short card, an input grammar and ``run()``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ToolContext:
+    """Who is asking: set by the app (or ``--user``), never by the model or the question."""
+
+    user: str = ""
+    role: str = "employee"  # "employee", "manager" or "hr"
+    today: str = ""  # ISO date
+
+
+@dataclass
+class ToolResult:
+    """A tool's answer: text for the model, structured data for the app."""
+
+    text: str
+    data: Any = None  # JSON-safe: rows of a table, citations, a number
+    kind: str = "text"  # "text", "table", "scalar", "citations"
+
+
+@dataclass
+class ToolCard:
+    """The short description shown to the model (EasyTool-style tool card)."""
+
+    name: str
+    purpose: str
+    input_format: str
+    example: str
+    extra: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        lines = [f"- {self.name}: {self.purpose}", f"  Input: {self.input_format}", f"  Example: {self.example}"]
+        lines += [f"  {line}" for line in self.extra]
+        return "\n".join(lines)
+
+
+class Tool(ABC):
+    """Base class of the agent's tools."""
+
+    #: Name the model writes after ``Action:`` (lowercase, letters and underscores).
+    name: str = ""
+
+    @abstractmethod
+    def card(self, context: ToolContext) -> ToolCard:
+        """The tool card for the system prompt."""
+
+    @abstractmethod
+    def grammar_rules(self, root: str) -> str:
+        """GBNF rules for the tool's input; the entry rule is ``root``.
+
+        Helper rules must be named ``{root}-something`` so tools never collide.
+        The input is one line: it must not match a newline.
+        """
+
+    @abstractmethod
+    def run(self, tool_input: str, context: ToolContext) -> ToolResult:
+        """Run the tool. Raise :class:`~engine.errors.ModelOutputError` (or a child) for bad input."""
+
+    def normalise_input(self, tool_input: str) -> str:
+        """Key under which identical calls are recognised (repeated calls are not run again)."""
+        return " ".join(tool_input.split())

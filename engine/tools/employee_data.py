@@ -1,0 +1,213 @@
+"""Employee-data tool: safe pandas-like queries over the employee table, with access control."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from ..access import AccessPolicy, AuditLog, Viewer, make_viewer
+from ..employees import EmployeeTable
+from ..errors import AccessDenied, ModelOutputError
+from ..query import QueryResult, run_query
+from .base import Tool, ToolCard, ToolContext, ToolResult
+
+MAX_TABLE_ROWS = 20
+
+
+def _gbnf_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def py_string(text: str) -> str:
+    """The Python literal the model writes for a column name (double quotes)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _cell(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if hasattr(v, "strftime"):
+        try:
+            return v.strftime("%Y-%m-%d")
+        except ValueError:
+            return ""
+    if isinstance(v, float):
+        return f"{v:,.2f}".rstrip("0").rstrip(".") if not v.is_integer() else f"{int(v):,}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}" if abs(v) >= 10000 else str(v)
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _json_safe(v: Any) -> Any:
+    if v is None or isinstance(v, (str, bool, int)):
+        return v
+    if isinstance(v, float):
+        return None if math.isnan(v) else v
+    if hasattr(v, "item"):
+        return _json_safe(v.item())
+    if hasattr(v, "strftime"):
+        try:
+            return v.strftime("%Y-%m-%d")
+        except ValueError:
+            return None
+    return str(v)
+
+
+def format_result(result: QueryResult) -> ToolResult:
+    """A scalar as a value; a series or table as a compact Markdown table with its row count."""
+    import pandas as pd
+
+    value = result.value
+    notes = result.notes
+    if isinstance(value, pd.Series):
+        name = str(value.name) if value.name is not None else "value"
+        index_name = ", ".join(str(n) for n in value.index.names if n is not None) or "row"
+        frame = value.reset_index()
+        frame.columns = [index_name if i == 0 else name for i in range(len(frame.columns))] if frame.shape[1] == 2 \
+            else [str(c) for c in frame.columns]
+        if value.index.names == [None]:
+            frame = value.to_frame(name)
+        value = frame
+    if isinstance(value, pd.DataFrame):
+        total = len(value)
+        shown = value.head(MAX_TABLE_ROWS)
+        if isinstance(shown.index, pd.MultiIndex) or shown.index.name is not None:
+            shown = shown.reset_index()
+        cols = [str(c) for c in shown.columns]
+        rows = [[_json_safe(v) for v in row] for row in shown.itertuples(index=False, name=None)]
+        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in shown.itertuples(index=False, name=None)]
+        head = f"{total} row{'s' if total != 1 else ''}" + (f" (first {MAX_TABLE_ROWS} shown)" if total > MAX_TABLE_ROWS else "")
+        text = head + ":\n" + "\n".join(lines) if total else "No rows match."
+        if notes:
+            text += "\n" + " ".join(notes)
+        data = {"columns": cols, "rows": rows, "row_count": total, "truncated": total > MAX_TABLE_ROWS,
+                "grouped": result.grouped}
+        return ToolResult(text=text, data=data, kind="table")
+    if isinstance(value, list):
+        text = ", ".join(_cell(v) for v in value[:50]) + (f" … ({len(value)} in all)" if len(value) > 50 else "")
+        text = text or "(empty list)"
+        if notes:
+            text += "\n" + " ".join(notes)
+        return ToolResult(text=text, data={"value": [_json_safe(v) for v in value[:1000]]}, kind="scalar")
+    text = _cell(value) if value is not None else "(no value)"
+    if isinstance(value, float):
+        text = f"{value:.4f}".rstrip("0").rstrip(".")
+    if notes:
+        text += "\n" + " ".join(notes)
+    return ToolResult(text=text, data={"value": _json_safe(value)}, kind="scalar")
+
+
+class EmployeeDataTool(Tool):
+    """Answers questions about employees from the employee table, as the signed-in user may see it."""
+
+    name = "employee_data"
+
+    def __init__(self, table: EmployeeTable, policy: AccessPolicy | None = None, audit: AuditLog | None = None) -> None:
+        self.table = table
+        self.policy = policy or AccessPolicy()
+        self.audit = audit
+        self._viewers: dict[str, Viewer] = {}
+
+    def viewer(self, user: str) -> Viewer:
+        if user not in self._viewers:
+            self._viewers[user] = make_viewer(self.table, user, self.policy)
+        return self._viewers[user]
+
+    # -- card -----------------------------------------------------------------------------------------
+    def card(self, context: ToolContext) -> ToolCard:
+        viewer = self.viewer(context.user)
+        name_col = self.table.role("name") or next(iter(self.table.columns))
+        me = py_string(viewer.name)
+        example = f'df[df[{py_string(name_col)}] == {me}]'
+        leave = [c for c in self.table.columns if "leave" in c.lower() or "pto" in c.lower() or "vacation" in c.lower()]
+        example += f"[{py_string(leave[0])}]" if leave else ""
+        extra = ["Columns:"]
+        for col in self.table.columns.values():
+            desc = f'{py_string(col.name)} ({col.dtype}'
+            if col.roles:
+                desc += ", " + ", ".join(r.replace("_", " ") for r in col.roles)
+            desc += ")"
+            if col.examples and viewer.can_read(col.name, self.table.df.index):
+                desc += " e.g. " + ", ".join(py_string(str(e)) for e in col.examples[:2])
+            extra.append("  " + desc)
+        if viewer.row is None:
+            extra.append(f"The user {context.user!r} is not in the employee data: only directory columns can be read.")
+        else:
+            extra.append(f"The user is {name_col} == {me}.")
+            if viewer.role == "hr":
+                extra.append("As HR, the user may see every employee's data.")
+            elif viewer.role == "manager":
+                extra.append(f"The user may see other columns only for themself and their direct reports: "
+                             f"{', '.join(viewer.reports)}.")
+            else:
+                extra.append("The user may see other columns only for their own row.")
+        extra.append("Select rows before other columns; use today for dates, e.g. (today - df[\"hire_date\"]).dt.days.")
+        return ToolCard(
+            name=self.name,
+            purpose="look up employee records (leave balances, pay, dates, managers, departments) in the HR data.",
+            input_format="one pandas expression over df: filters with == != < > & | ~, .isin, .between, "
+            ".str.contains, groupby(...)[col].mean/sum/min/max/count/median/nunique, sort_values, head, "
+            "value_counts, len(...).",
+            example=example,
+            extra=extra,
+        )
+
+    # -- grammar --------------------------------------------------------------------------------------
+    _GRAMMAR = [
+            "ROOT ::= \"len(\" P-frame \")\" | P-expr",
+            "P-col ::= COLUMNS",
+            "P-date ::= DATES",
+            'P-frame ::= "df" ("[" (P-ref P-tail | P-cond (P-bool P-cond){0,3}) "]")?',
+            'P-bool ::= " & " | " | "',
+            'P-cond ::= "~"? "(" P-ref P-tail ")"',
+            'P-ref ::= "df[" P-col "]" (".str.lower()" | ".dt." P-dtf)? | "(today - df[" P-date "]).dt.days"',
+            'P-tail ::= " " P-cmp " " P-val | ".isin([" P-val (", " P-val){0,9} "])" | ".between(" P-val ", " P-val ")"'
+            ' | ".str.contains(" P-str ")" | ".str.startswith(" P-str ")"',
+            'P-cmp ::= "==" | "!=" | "<" | "<=" | ">" | ">="',
+            'P-val ::= P-str | P-num | "True" | "False"',
+            'P-str ::= "\\"" [^"\\\\\\n]{0,80} "\\""',
+            'P-num ::= "-"? ("0" | [1-9] [0-9]{0,11}) ("." [0-9]{1,4})?',
+            'P-int ::= "0" | [1-9] [0-9]{0,2}',
+            'P-agg ::= "mean" | "sum" | "min" | "max" | "count" | "median" | "nunique"',
+            'P-dtf ::= "year" | "month" | "day"',
+            'P-expr ::= P-sel P-post{0,3} | P-grp P-post{0,2} | P-frame P-fpost{0,2} | P-tenure P-post{0,3}',
+            'P-sel ::= P-frame "[" P-col "]" | P-frame "[[" P-col (", " P-col){0,7} "]]"',
+            'P-grp ::= P-frame ".groupby(" P-col ")" ("[" P-col "]")? "." P-agg "()" | P-frame ".groupby(" P-col ").size()"',
+            'P-tenure ::= "(today - " P-frame "[" P-date "]).dt.days" (" / " P-num)?',
+            'P-post ::= "." P-agg "()" | ".value_counts()" | ".sort_values(ascending=" ("True" | "False") ")" '
+            '| ".head(" P-int ")" | ".round(" P-int ")" | ".tolist()" | ".unique()" | ".dt." P-dtf | ".str.lower()" '
+            '| ".nlargest(" P-int ")" | ".nsmallest(" P-int ")"',
+            'P-fpost ::= ".sort_values(by=" P-col ", ascending=" ("True" | "False") ")" | ".head(" P-int ")" | ".count()"',
+    ]
+
+    def grammar_rules(self, root: str) -> str:
+        """The query grammar, generated from the loaded table: only real column names can be written."""
+        cols = " | ".join(_gbnf_literal(py_string(c)) for c in self.table.columns)
+        dates = " | ".join(_gbnf_literal(py_string(c)) for c, col in self.table.columns.items() if col.dtype == "date")
+        lines = [line.replace("ROOT", root).replace("P-", f"{root}-") for line in self._GRAMMAR]
+        # Column names go in last, so no name can ever clash with a placeholder.
+        lines[1] = f"{root}-col ::= {cols}"
+        lines[2] = f"{root}-date ::= {dates or root + '-col'}"
+        return "\n".join(lines)
+
+    # -- run --------------------------------------------------------------------------------------------
+    def run(self, tool_input: str, context: ToolContext) -> ToolResult:
+        viewer = self.viewer(context.user)
+        try:
+            result = run_query(tool_input, self.table, viewer, context.today or None)
+        except AccessDenied as exc:
+            self._audit(viewer, tool_input, False, str(exc))
+            raise
+        except ModelOutputError as exc:
+            self._audit(viewer, tool_input, False, f"invalid: {exc.message}")
+            raise
+        tool_result = format_result(result)
+        rows = tool_result.data.get("row_count") if isinstance(tool_result.data, dict) else None
+        self._audit(viewer, tool_input, True, rows=rows)
+        return tool_result
+
+    def _audit(self, viewer: Viewer, query: str, allowed: bool, detail: str = "", rows: int | None = None) -> None:
+        if self.audit is not None:
+            self.audit.record(viewer.name, viewer.role, query, allowed, detail, rows)

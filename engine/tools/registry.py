@@ -1,0 +1,79 @@
+"""The set of tools one agent run may use, and the GBNF generated from it."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from ..errors import SetupError
+from .base import Tool, ToolContext
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+# Bounds of the free-text parts of a turn, so the model can never run away.
+THOUGHT_MAX_CHARS = 240
+ANSWER_LINE_MAX_CHARS = 300
+ANSWER_MAX_LINES = 12
+# Free text: any character but control characters (so no newline inside a line).
+TEXT_CHAR = "[^\\x00-\\x1f\\x7f]"
+
+
+def rule_name(tool_name: str) -> str:
+    """GBNF rule names allow letters, digits and dashes only."""
+    return "in-" + tool_name.replace("_", "-")
+
+
+class ToolRegistry:
+    """An ordered set of tools with unique names."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        if not _NAME.match(tool.name or ""):
+            raise SetupError(f"Tool name {tool.name!r} is invalid: use lowercase letters, digits and underscores.")
+        if tool.name in self._tools:
+            raise SetupError(f"Two tools are named {tool.name!r}.")
+        self._tools[tool.name] = tool
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def __iter__(self):
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def cards(self, context: ToolContext) -> str:
+        return "\n".join(tool.card(context).render() for tool in self)
+
+    def turn_grammar(self, *, allow_tools: bool = True) -> str:
+        """GBNF of one model turn.
+
+        ``Thought: …`` then either ``Action: <tool>`` / ``Action Input: <input>``
+        or ``Final Answer: …``. Tool names are an enumeration and each tool's
+        input follows that tool's own grammar. With ``allow_tools=False`` only a
+        final answer is possible (used at the step limit).
+        """
+        rules = [
+            'root ::= "Thought: " thought "\\n" ' + ("(action | final)" if allow_tools and self._tools else "final"),
+            f"thought ::= [^\\x00-\\x20\\x7f] {TEXT_CHAR}{{0,{THOUGHT_MAX_CHARS - 1}}}",
+            'final ::= "Final Answer: " answer',
+            f'answer ::= aline ("\\n" aline?){{0,{ANSWER_MAX_LINES - 1}}}',
+            f"aline ::= {TEXT_CHAR}{{1,{ANSWER_LINE_MAX_CHARS}}}",
+        ]
+        if allow_tools and self._tools:
+            calls = []
+            for tool in self:
+                root = rule_name(tool.name)
+                calls.append(f'"{tool.name}\\nAction Input: " {root}')
+                rules.append(tool.grammar_rules(root))
+            rules.insert(1, 'action ::= "Action: " (' + " | ".join(calls) + ') "\\n"')
+        return "\n".join(rules) + "\n"

@@ -1,0 +1,60 @@
+"""Shared fixtures: an isolated user directory, and a tiny real GGUF model made once per session."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT.parent / "shared" / "reference" / "autonomous-hr-chatbot"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path, monkeypatch):
+    """Settings, data and logs of each test go to its own temporary folder."""
+    monkeypatch.setenv("HR_ASSISTANT_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("HR_ASSISTANT_DATA_DIR", str(tmp_path / "data"))
+    for var in ("HR_ASSISTANT_MODEL", "HR_ASSISTANT_EMPLOYEES", "HR_ASSISTANT_POLICIES"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch):
+    """No test may open a network connection (loopback socketpairs are fine)."""
+
+    def guard(self, address, *args, **kwargs):
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and (host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")):
+            return real_connect(self, address, *args, **kwargs)
+        raise AssertionError(f"network access attempted: {address!r}")
+
+    real_connect = socket.socket.connect
+    monkeypatch.setattr(socket.socket, "connect", guard)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_path(tmp_path_factory) -> Path:
+    from tests.model_factory import write_tiny_gguf
+
+    return write_tiny_gguf(tmp_path_factory.mktemp("models") / "tiny-random.gguf")
+
+
+@pytest.fixture(scope="session")
+def tiny_backend(tiny_model_path):
+    """The real llama.cpp backend on the tiny model (loaded once: loading is the slow part)."""
+    from engine.llama_backend import LlamaBackend
+    from engine.settings import Settings
+
+    backend = LlamaBackend(tiny_model_path, Settings(n_ctx=8192, n_threads=2, temperature=0.8, seed=1))
+    yield backend
+    backend.close()

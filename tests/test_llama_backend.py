@@ -1,0 +1,193 @@
+"""The real llama.cpp path, on a tiny GGUF model the suite generates itself."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from engine.agent import Agent
+from engine.assistant import build_data_tool
+from engine.errors import ModelFileError, ToolInputError
+from engine.llama_backend import LlamaBackend, check_model_file
+from engine.parser import parse_turn
+from engine.query import check_syntax
+from engine.settings import Settings
+from engine.steps import ErrorStep, FinalAnswer
+from engine.tools.base import ToolContext
+from engine.tools.calculator import CalculatorTool, validate
+from engine.tools.registry import ToolRegistry
+from tests.conftest import ROOT
+from tests.model_factory import write_tiny_gguf
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return ToolRegistry([build_data_tool(Settings()), CalculatorTool()])
+
+
+def test_model_info_and_template(tiny_backend):
+    assert tiny_backend.name == "tiny-random-test-model"
+    prompt = tiny_backend.chat_prompt([{"role": "user", "content": "hi"}])
+    assert prompt == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+    # special tokens in the template are parsed as single control tokens
+    assert tiny_backend.count_tokens("<|im_start|>") == 1
+
+
+def test_every_turn_parses_over_many_seeds(tiny_backend, registry):
+    """Random weights still obey the grammar: each turn parses and names only registered tools,
+    and each Action Input passes that tool's own syntax check."""
+    grammar = registry.turn_grammar()
+    prompt = tiny_backend.chat_prompt([{"role": "system", "content": "x"}, {"role": "user", "content": "q"}])
+    actions = finals = 0
+    for seed in range(24):
+        tiny_backend.reseed(seed)
+        gen = tiny_backend.generate(prompt, grammar, max_tokens=3000)
+        assert gen.stop_reason == "end", (seed, gen.text[-200:])
+        turn = parse_turn(gen.text, registry.names)
+        if turn.final is not None:
+            finals += 1
+            continue
+        actions += 1
+        assert turn.action in registry.names
+        if turn.action == "calculator":
+            try:
+                validate(turn.action_input)
+            except ToolInputError as exc:
+                assert "not valid arithmetic" not in exc.message, turn.action_input
+        else:
+            check_syntax(turn.action_input)
+    assert actions and finals  # both branches were exercised
+
+
+def test_grammar_without_tools_forces_final_answer(tiny_backend, registry):
+    prompt = tiny_backend.chat_prompt([{"role": "user", "content": "q"}])
+    for seed in range(4):
+        tiny_backend.reseed(100 + seed)
+        gen = tiny_backend.generate(prompt, registry.turn_grammar(allow_tools=False), max_tokens=3000)
+        assert parse_turn(gen.text, registry.names).final is not None
+
+
+def test_prefix_is_reused_and_only_new_tokens_evaluated(tiny_backend):
+    base = tiny_backend.chat_prompt([{"role": "user", "content": "How many sick days do I have left?"}])
+    first = tiny_backend.generate(base, None, max_tokens=5)
+    follow = base + first.text + "\nObservation: 12 days\n"
+    second = tiny_backend.generate(follow, None, max_tokens=5)
+    new_tokens = second.stats.prompt_tokens - first.stats.prompt_tokens - first.stats.completion_tokens
+    assert second.stats.prompt_reused >= first.stats.prompt_tokens
+    assert second.stats.prompt_evaluated <= new_tokens + 16
+    # an unrelated prompt cannot reuse the cache beyond a common prefix
+    other = tiny_backend.generate("completely different text", None, max_tokens=2)
+    assert other.stats.prompt_reused <= 1
+
+
+def test_streaming_and_cancellation_from_another_thread(tiny_backend):
+    prompt = tiny_backend.chat_prompt([{"role": "user", "content": "write"}])
+    pieces: list[str] = []
+    cancel = threading.Event()
+
+    def on_token(piece):
+        pieces.append(piece)
+        if len(pieces) == 5:
+            threading.Thread(target=cancel.set).start()
+
+    gen = tiny_backend.generate(prompt, None, on_token=on_token, max_tokens=2000, cancel=cancel)
+    assert gen.stop_reason == "cancelled"
+    assert 5 <= gen.stats.completion_tokens < 50
+    assert "".join(pieces) == gen.text
+
+
+def test_stop_strings(tiny_backend):
+    prompt = tiny_backend.chat_prompt([{"role": "user", "content": "write"}])
+    tiny_backend.reseed(3)
+    full = tiny_backend.generate(prompt, None, max_tokens=60)
+    stop = full.text[10:12]
+    if stop.strip():
+        tiny_backend.reseed(3)
+        cut = tiny_backend.generate(prompt, None, stop=[stop], max_tokens=60)
+        assert cut.stop_reason == "stop" and stop not in cut.text
+
+
+def test_agent_end_to_end_on_real_llama(tiny_backend, registry):
+    agent = Agent(tiny_backend, registry, ToolContext(user="Pedro Alves", role="employee", today="2026-11-22"),
+                  max_steps=3, max_tokens=3000)
+    tiny_backend.reseed(5)
+    steps = list(agent.run("How many sick days do I have left?"))
+    assert isinstance(steps[-1], FinalAnswer), steps[-1]
+    trace = agent.last_trace
+    assert trace.llm_calls == len(trace.steps) <= 4
+    for call in trace.per_call[1:]:
+        assert call["prompt_reused"] > 0
+    data = json.loads(json.dumps(trace.to_dict()))
+    assert data["answer"] and data["tools"] == ["employee_data", "calculator"]
+    # a second question in the same chat reuses the first one's prompt
+    agent.max_steps = 0
+    trace2 = agent.ask("And vacation?")
+    assert trace2.per_call[0]["prompt_reused"] >= trace.per_call[-1]["prompt_tokens"]
+
+
+def test_corrupt_and_foreign_model_files(tmp_path, tiny_model_path):
+    truncated = tmp_path / "truncated.gguf"
+    truncated.write_bytes(tiny_model_path.read_bytes()[:200])
+    with pytest.raises(ModelFileError, match="truncated|damaged"):
+        LlamaBackend(truncated, Settings(n_ctx=512))
+    unknown = write_tiny_gguf(tmp_path / "alien.gguf", architecture="alien9000")
+    with pytest.raises(ModelFileError, match="architecture 'alien9000'"):
+        check_model_file(unknown)
+    tensors_cut = tmp_path / "cut.gguf"
+    data = tiny_model_path.read_bytes()
+    tensors_cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelFileError) as info:
+        LlamaBackend(tensors_cut, Settings(n_ctx=512))
+    assert "cut.gguf" in str(info.value)
+
+
+def test_not_enough_memory_is_a_clear_error(tiny_model_path, monkeypatch):
+    monkeypatch.setattr("engine.llama_backend.available_memory", lambda: 10 * 1024**2)
+    with pytest.raises(ModelFileError, match="needs about .* GB of memory"):
+        check_model_file(tiny_model_path, Settings(n_ctx=4096))
+
+
+def test_model_without_chat_template_falls_back_to_chatml(tmp_path):
+    path = write_tiny_gguf(tmp_path / "plain.gguf", chat_template=None)
+    backend = LlamaBackend(path, Settings(n_ctx=512, n_threads=1))
+    try:
+        assert backend.chat_prompt([{"role": "user", "content": "hi"}]).startswith("<|im_start|>user")
+    finally:
+        backend.close()
+
+
+def test_cli_ask_json_on_real_model(tiny_model_path, capsys):
+    from engine.cli import main
+
+    code = main(["ask", "How many sick days do I have left?", "--user", "Pedro Alves", "--model",
+                 str(tiny_model_path), "--json", "--max-steps", "2", "--n-ctx", "4096", "--seed", "4"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    for key in ("answer", "tools", "steps", "llm_calls", "prompt_tokens_evaluated", "prompt_tokens_reused",
+                "completion_tokens", "seconds"):
+        assert key in out
+    assert out["tools"] == ["employee_data", "calculator"]
+    for step in out["steps"]:
+        assert {"thought", "action", "action_input", "observation"} <= set(step)
+
+
+def test_cli_without_model_says_what_to_do(capsys, monkeypatch):
+    from engine.cli import main
+
+    monkeypatch.setattr("engine.models.model_dirs", lambda: [ROOT / "nonexistent"])
+    code = main(["ask", "hi", "--user", "Pedro Alves"])
+    err = capsys.readouterr().err
+    assert code == 2 and "No chat model" in err and "GGUF" in err and "models/README.md" in err
+
+
+def test_setup_error_step_from_agent_is_reported(tiny_backend):
+    agent = Agent(tiny_backend, ToolRegistry([CalculatorTool()]), ToolContext(user="x"), max_tokens=100)
+    tiny_backend_ctx = tiny_backend.n_ctx
+    try:
+        tiny_backend.n_ctx = 60
+        steps = list(agent.run("q"))
+    finally:
+        tiny_backend.n_ctx = tiny_backend_ctx
+    assert isinstance(steps[-1], ErrorStep)
