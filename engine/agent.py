@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-import queue
 import threading
 import time
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from .steps import (
     TraceStep,
 )
 from .tools.base import ToolContext, ToolResult
-from .tools.registry import ToolRegistry
+from .tools.registry import TURN_PREFIX, ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +132,8 @@ class Agent:
         """
         n_ctx = self.backend.n_ctx
         while True:
-            prompt = self.backend.chat_prompt(self._messages(question)) + "".join(s.render() for s in segments)
+            prompt = (self.backend.chat_prompt(self._messages(question)) + "".join(s.render() for s in segments)
+                      + TURN_PREFIX)
             used = self.backend.count_tokens(prompt)
             room = n_ctx - used
             if room >= min(self.max_tokens, n_ctx // 4):
@@ -157,38 +157,38 @@ class Agent:
     # -- model call -----------------------------------------------------------------------------
     def _generate(self, prompt: str, grammar: str, max_tokens: int,
                   cancel: threading.Event) -> Iterator[AnswerToken | Generation]:
-        """Run one model call in a helper thread, yielding answer tokens as they arrive, then the Generation."""
-        q: queue.SimpleQueue = queue.SimpleQueue()
+        """One model call: yields the final answer's text as it is written, then the Generation.
 
-        def on_token(piece: str) -> None:
-            q.put(piece)
-
-        def work() -> None:
-            try:
-                q.put(self.backend.generate(prompt, grammar, (), on_token, max_tokens=max_tokens, cancel=cancel))
-            except BaseException as exc:  # handed to the consuming thread
-                q.put(exc)
-
-        worker = threading.Thread(target=work, name="hr-assistant-generate", daemon=True)
-        worker.start()
+        Streams through the backend's ``stream()`` in this thread (no per-token hand-over to
+        another thread, which on a 2-core machine would compete with llama.cpp's threads).
+        A backend with ``generate()`` only is called once and its answer yielded whole.
+        """
+        stream = getattr(self.backend, "stream", None)
+        if stream is None:
+            pieces: list[str] = []
+            generation = self.backend.generate(prompt, grammar, (), pieces.append, max_tokens=max_tokens, cancel=cancel)
+            pieces_iter: Iterator[str] = iter(pieces)
+        else:
+            pieces_iter = stream(prompt, grammar, (), max_tokens=max_tokens, cancel=cancel)
+            generation = None
         text = ""
+        answer_start: int | None = None  # where the final answer begins in text
         streamed = 0  # characters of the final answer already yielded
         while True:
-            item = q.get()
-            if isinstance(item, str):
-                text += item
-                at = text.find(FINAL_MARKER)
-                if at >= 0:
-                    start = at + len(FINAL_MARKER)
-                    if len(text) > start + streamed:
-                        yield AnswerToken(text[start + streamed:])
-                        streamed = len(text) - start
-                continue
-            worker.join()
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-            return
+            try:
+                piece = next(pieces_iter)
+            except StopIteration as done:
+                yield generation if generation is not None else done.value
+                return
+            text += piece
+            if answer_start is None:
+                at = text.find(FINAL_MARKER, max(0, len(text) - len(piece) - len(FINAL_MARKER)))
+                if at < 0:
+                    continue
+                answer_start = at + len(FINAL_MARKER)
+            if len(text) > answer_start + streamed:
+                yield AnswerToken(text[answer_start + streamed:])
+                streamed = len(text) - answer_start
 
     # -- the loop ---------------------------------------------------------------------------------
     def run(self, question: str, cancel: threading.Event | None = None) -> Iterator[Step]:
@@ -219,7 +219,7 @@ class Agent:
                 self._account(trace, generation)
                 if generation.stop_reason == "cancelled":
                     raise Cancelled()
-                text = generation.text
+                text = TURN_PREFIX + generation.text
                 try:
                     turn = parse_turn(text, self.tools.names, truncated=generation.stop_reason == "length")
                 except ModelOutputError as exc:

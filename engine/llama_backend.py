@@ -26,12 +26,12 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from .chat_template import ChatTemplate
 from .errors import ModelFileError, SetupError
 from .gguf_info import GGUFInfo, known_architectures, read_gguf_info
-from .llm import Generation, GenerationStats, TokenCallback
+from .llm import Generation, GenerationStats, TokenCallback, drain
 from .settings import Settings
 
 log = logging.getLogger(__name__)
@@ -117,6 +117,11 @@ def check_model_file(path: str | Path, settings: Settings | None = None) -> GGUF
 
 class LlamaBackend:
     """A GGUF chat model run by llama.cpp on the CPU (or partly on a GPU)."""
+
+    #: Sample first and check only the chosen token against the grammar (llama.cpp's
+    #: common_sampler strategy). False applies the grammar to the whole vocabulary for
+    #: every token, as llama-cpp-python does; kept for the grammar benchmark.
+    check_sampled_token_first = True
 
     def __init__(self, path: str | Path, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -288,20 +293,51 @@ class LlamaBackend:
         llm.eval(tokens[prefix:])
         stats.prompt_seconds = time.perf_counter() - t0
 
-    def _candidates(self):
-        """A llama_token_data_array over the whole vocabulary, filled from the last logits (numpy, no Python loop)."""
+    PREFILTER = 64  # candidates tried before the whole vocabulary when the sampled token is rejected
+
+    def _constrained_sample(self, gsmpl, full: bool = False) -> int:
+        """Sample a token the grammar accepts; -1 if it accepts none.
+
+        Tries the PREFILTER most likely tokens first: the grammar check costs about a
+        microsecond per candidate, so a 128k vocabulary would cost ~100 ms. Greedy
+        sampling gives exactly the same token (the best valid token is among the top
+        ones whenever any of them is valid); with temperature, the chain's top-k of 40
+        is taken among them. Only when none of them fits is the whole vocabulary used.
+        """
         import numpy as np
 
         lib = self._lib
         if self._cand is None:
             self._cand_dtype = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
             self._cand = np.zeros(self.n_vocab, dtype=self._cand_dtype)
-            self._cand["id"] = np.arange(self.n_vocab, dtype=np.int32)
+            self._ids = np.arange(self.n_vocab, dtype=np.int32)
         logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.n_vocab,))
+        stages = [] if full or self.n_vocab <= 4 * self.PREFILTER else [self.PREFILTER]
+        for k in stages:
+            top = np.argpartition(logits, -k)[-k:]
+            small = np.zeros(k, dtype=self._cand_dtype)
+            small["id"], small["logit"] = top, logits[top]
+            token = self._apply(gsmpl, small)
+            if token >= 0:
+                return token
+        # Samplers reorder the array in place, so ids are written afresh each time.
+        self._cand["id"] = self._ids
         self._cand["logit"] = logits
         self._cand["p"] = 0.0
-        data = self._cand.ctypes.data_as(lib.llama_token_data_p)
-        return lib.llama_token_data_array(data=data, size=self.n_vocab, selected=-1, sorted=False)
+        return self._apply(gsmpl, self._cand)
+
+    def _apply(self, gsmpl, cand) -> int:
+        lib = self._lib
+        arr = lib.llama_token_data_array(data=cand.ctypes.data_as(lib.llama_token_data_p), size=len(cand),
+                                         selected=-1, sorted=False)
+        lib.llama_sampler_apply(gsmpl, ctypes.byref(arr))
+        if not np_isfinite_any(cand["logit"][: arr.size]):
+            return -1
+        lib.llama_sampler_apply(self._chain, ctypes.byref(arr))
+        if arr.selected < 0:
+            return -1
+        # The samplers may sort or shrink the array in place; read the chosen entry through the pointer.
+        return int(arr.data[arr.selected].id)
 
     def generate(
         self,
@@ -313,6 +349,22 @@ class LlamaBackend:
         max_tokens: int = 512,
         cancel: threading.Event | None = None,
     ) -> Generation:
+        return drain(self.stream(prompt, grammar, stop, max_tokens=max_tokens, cancel=cancel), on_token)
+
+    def stream(
+        self,
+        prompt: str,
+        grammar: str | None = None,
+        stop: Sequence[str] = (),
+        *,
+        max_tokens: int = 512,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[str]:
+        """``generate`` as an iterator of text pieces, returning the :class:`Generation`.
+
+        Streaming in the caller's thread: no hand-over to another thread per token, which on a
+        2-core machine would compete with llama.cpp's own compute threads.
+        """
         lib = self._lib
         stats = GenerationStats()
         tokens = self.tokens_for(prompt)
@@ -322,7 +374,6 @@ class LlamaBackend:
         max_tokens = max(0, min(max_tokens, self.n_ctx - len(tokens)))
         self._kv_text = ""  # invalid while the cache is being changed
         self._prepare(tokens, stats)
-        self._kv_text = prompt
         gsmpl = self._grammar_sampler(grammar) if grammar else None
         single = lib.llama_token_data()
         single_arr = lib.llama_token_data_array(data=ctypes.pointer(single), size=1, selected=-1, sorted=False)
@@ -341,17 +392,16 @@ class LlamaBackend:
                 tg = time.perf_counter()
                 single.id, single.logit, single.p = token, 1.0, 0.0
                 single_arr.size, single_arr.selected = 1, -1
-                lib.llama_sampler_apply(gsmpl, ctypes.byref(single_arr))
-                if single.logit == float("-inf"):
-                    # Rejected: constrain the whole vocabulary, then sample again.
-                    cand = self._candidates()
-                    lib.llama_sampler_apply(gsmpl, ctypes.byref(cand))
-                    lib.llama_sampler_apply(self._chain, ctypes.byref(cand))
-                    if cand.selected < 0:
+                if self.check_sampled_token_first:
+                    lib.llama_sampler_apply(gsmpl, ctypes.byref(single_arr))
+                if not self.check_sampled_token_first or single.logit == float("-inf"):
+                    # Rejected: constrain the most likely tokens first (the sampler chain keeps
+                    # only its top 40 anyway), the whole vocabulary only if none of them fits.
+                    token = self._constrained_sample(gsmpl, full=not self.check_sampled_token_first)
+                    if token < 0:
                         reason = "end"
                         grammar_seconds += time.perf_counter() - tg
                         break
-                    token = int(self._cand["id"][cand.selected])
                 lib.llama_sampler_accept(gsmpl, token)
                 grammar_seconds += time.perf_counter() - tg
             if lib.llama_vocab_is_eog(self._vocab, token):
@@ -359,22 +409,23 @@ class LlamaBackend:
                 break
             piece = decoder.decode(self._piece(token))
             self.llm.eval([token])
-            self._kv_text = ""  # text/token alignment is restored below
             stats.completion_tokens += 1
-            text += piece
-            if piece and on_token is not None:
-                on_token(piece)
             if stop:
-                hit = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
+                hit = min((i for i in ((text + piece).find(s) for s in stop) if i >= 0), default=-1)
                 if hit >= 0:
-                    text = text[:hit]
+                    piece = (text + piece)[len(text):hit] if hit > len(text) else ""
+                    text = (text + piece)
+                    if piece:
+                        yield piece
                     reason = "stop"
                     break
+            text += piece
+            if piece:
+                yield piece
         tail = decoder.decode(b"", final=True)
-        if tail:
+        if tail and reason != "stop":
             text += tail
-            if on_token is not None:
-                on_token(tail)
+            yield tail
         stats.generation_seconds = time.perf_counter() - t_gen
         stats.grammar_seconds = grammar_seconds
         # The KV cache now holds prompt + generated tokens. Their text is prompt + text
@@ -382,6 +433,12 @@ class LlamaBackend:
         self._kv_text = prompt + text if reason != "stop" else ""
         self._tok_cache = ("", [])
         return Generation(text=text, stop_reason=reason, stats=stats)
+
+
+def np_isfinite_any(values) -> bool:
+    import numpy as np
+
+    return bool(np.isfinite(values).any())
 
 
 def _physical_cores() -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Protocol, Sequence, runtime_checkable
+from typing import Callable, Iterator, Protocol, Sequence, runtime_checkable
 
 TokenCallback = Callable[[str], None]
 
@@ -70,6 +70,10 @@ class ModelBackend(Protocol):
         """
         ...
 
+    # Backends may also offer ``stream(prompt, grammar, stop, *, max_tokens, cancel)``: the same
+    # call as an iterator of text pieces that returns the Generation, so a caller can stream in
+    # its own thread. ``generate`` is then ``drain(stream(...), on_token)``.
+
     def count_tokens(self, text: str) -> int:
         """Number of tokens of ``text`` (for the context budget)."""
         ...
@@ -77,3 +81,14 @@ class ModelBackend(Protocol):
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         """Render messages with the model's own chat template, ready for the assistant's turn."""
         ...
+
+
+def drain(pieces: Iterator[str], on_token: TokenCallback | None) -> Generation:
+    """Run a ``stream()`` to its end, passing each piece to ``on_token``; return its Generation."""
+    while True:
+        try:
+            piece = next(pieces)
+        except StopIteration as done:
+            return done.value
+        if on_token is not None:
+            on_token(piece)

@@ -13,10 +13,10 @@ import re
 import threading
 import time
 from collections import deque
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from .chat_template import ChatTemplate
-from .llm import Generation, GenerationStats, TokenCallback
+from .llm import Generation, GenerationStats, TokenCallback, drain
 
 _PIECES = re.compile(r"\w+|\s|[^\w\s]")
 Script = str | Callable[[str], str]
@@ -60,6 +60,17 @@ class ScriptedBackend:
         max_tokens: int = 512,
         cancel: threading.Event | None = None,
     ) -> Generation:
+        return drain(self.stream(prompt, grammar, stop, max_tokens=max_tokens, cancel=cancel), on_token)
+
+    def stream(
+        self,
+        prompt: str,
+        grammar: str | None = None,
+        stop: Sequence[str] = (),
+        *,
+        max_tokens: int = 512,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[str]:
         self.prompts.append(prompt)
         self.grammars.append(grammar)
         if not self.outputs:
@@ -72,8 +83,7 @@ class ScriptedBackend:
         stats.prompt_evaluated = stats.prompt_tokens - stats.prompt_reused
         t0 = time.perf_counter()
         text, reason = "", "end"
-        pieces = pseudo_tokens(output)
-        for i, piece in enumerate(pieces):
+        for i, piece in enumerate(pseudo_tokens(output)):
             if cancel is not None and cancel.is_set():
                 reason = "cancelled"
                 break
@@ -87,8 +97,7 @@ class ScriptedBackend:
                 time.sleep(self.token_delay)
             text += piece
             stats.completion_tokens += 1
-            if on_token is not None:
-                on_token(piece)
+            yield piece
         stats.generation_seconds = time.perf_counter() - t0
         self._cached_text = prompt + text
         self._cached_tokens = self.count_tokens(self._cached_text)

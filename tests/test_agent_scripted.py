@@ -51,11 +51,12 @@ def make(outputs, tool=None, **kw):
 
 
 def call(tool, inp, thought="I should look it up."):
-    return f"Thought: {thought}\nAction: {tool}\nAction Input: {inp}\n"
+    """What the model writes after the prompt's 'Thought: '."""
+    return f"{thought}\nAction: {tool}\nAction Input: {inp}\n"
 
 
 def final(text, thought="I know the answer."):
-    return f"Thought: {thought}\nFinal Answer: {text}"
+    return f"{thought}\nFinal Answer: {text}"
 
 
 def test_direct_answer_is_one_model_call():
@@ -234,7 +235,7 @@ def test_no_tools_registry_still_answers():
     assert "action ::=" not in backend.grammars[0]
 
 
-@pytest.mark.parametrize("bad", ["Thought: x\nAction: lookup\n", "Final Answer: x", "Thought: x\n"])
+@pytest.mark.parametrize("bad", ["x\nAction: lookup\n", "\nFinal Answer", "x\n", "Thought: x\nAction: lookup"])
 def test_malformed_turns_never_crash(bad):
     agent, backend, _ = make([bad, final("ok")])
     assert agent.ask("q").answer == "ok"

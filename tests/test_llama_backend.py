@@ -17,7 +17,7 @@ from engine.settings import Settings
 from engine.steps import ErrorStep, FinalAnswer
 from engine.tools.base import ToolContext
 from engine.tools.calculator import CalculatorTool, validate
-from engine.tools.registry import ToolRegistry
+from engine.tools.registry import TURN_PREFIX, ToolRegistry
 from tests.conftest import ROOT
 from tests.model_factory import write_tiny_gguf
 
@@ -40,12 +40,13 @@ def test_every_turn_parses_over_many_seeds(tiny_backend, registry):
     and each Action Input passes that tool's own syntax check."""
     grammar = registry.turn_grammar()
     prompt = tiny_backend.chat_prompt([{"role": "system", "content": "x"}, {"role": "user", "content": "q"}])
+    prompt += TURN_PREFIX
     actions = finals = 0
     for seed in range(24):
         tiny_backend.reseed(seed)
         gen = tiny_backend.generate(prompt, grammar, max_tokens=3000)
         assert gen.stop_reason == "end", (seed, gen.text[-200:])
-        turn = parse_turn(gen.text, registry.names)
+        turn = parse_turn(TURN_PREFIX + gen.text, registry.names)
         if turn.final is not None:
             finals += 1
             continue
@@ -62,11 +63,11 @@ def test_every_turn_parses_over_many_seeds(tiny_backend, registry):
 
 
 def test_grammar_without_tools_forces_final_answer(tiny_backend, registry):
-    prompt = tiny_backend.chat_prompt([{"role": "user", "content": "q"}])
+    prompt = tiny_backend.chat_prompt([{"role": "user", "content": "q"}]) + TURN_PREFIX
     for seed in range(4):
         tiny_backend.reseed(100 + seed)
         gen = tiny_backend.generate(prompt, registry.turn_grammar(allow_tools=False), max_tokens=3000)
-        assert parse_turn(gen.text, registry.names).final is not None
+        assert parse_turn(TURN_PREFIX + gen.text, registry.names).final is not None
 
 
 def test_prefix_is_reused_and_only_new_tokens_evaluated(tiny_backend):

@@ -10,6 +10,9 @@ from .base import Tool, ToolContext
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
+#: Written by the agent at the end of every prompt; the model continues after it.
+TURN_PREFIX = "Thought: "
+
 # Bounds of the free-text parts of a turn, so the model can never run away.
 THOUGHT_MAX_CHARS = 240
 ANSWER_LINE_MAX_CHARS = 300
@@ -61,9 +64,12 @@ class ToolRegistry:
         or ``Final Answer: …``. Tool names are an enumeration and each tool's
         input follows that tool's own grammar. With ``allow_tools=False`` only a
         final answer is possible (used at the step limit).
+
+        The agent writes ``Thought: `` into the prompt itself (:data:`TURN_PREFIX`),
+        so the grammar starts with the thought: no tokens are spent on a fixed label.
         """
         rules = [
-            'root ::= "Thought: " thought "\\n" ' + ("(action | final)" if allow_tools and self._tools else "final"),
+            'root ::= thought "\\n" ' + ("(action | final)" if allow_tools and self._tools else "final"),
             f"thought ::= [^\\x00-\\x20\\x7f] {TEXT_CHAR}{{0,{THOUGHT_MAX_CHARS - 1}}}",
             'final ::= "Final Answer: " answer',
             f'answer ::= aline ("\\n" aline?){{0,{ANSWER_MAX_LINES - 1}}}',
