@@ -71,6 +71,8 @@ class Viewer:
             return False
         if column in self.public_columns:
             return True
+        if len(rows) > len(self.visible_rows):
+            return False  # more rows than the user may see: some are someone else's
         return all(r in self.visible_rows for r in rows)
 
     def denial(self, column: str) -> str:

@@ -182,7 +182,7 @@ class Interpreter:
                     self._column(df, k)
                 return _Frame(df[key])
             if isinstance(key, pd.Series) and key.dtype == bool:
-                return _Frame(df[key.reindex(df.index, fill_value=False)])
+                return _Frame(df[_align(key, df.index)])
             raise _err("df[...] takes a column name, a list of column names, or a condition.")
         if isinstance(obj, _GroupBy):
             if isinstance(key, str) or isinstance(key, list):
@@ -193,7 +193,7 @@ class Interpreter:
             raise _err("After groupby(...), select a column: .groupby(\"department\")[\"salary\"].mean().")
         if isinstance(obj, pd.Series):
             if isinstance(key, pd.Series) and key.dtype == bool:
-                return obj[key.reindex(obj.index, fill_value=False)]
+                return obj[_align(key, obj.index)]
             if isinstance(key, str) and key in obj.index:
                 return obj[key]
             raise _err("A column can be filtered with a condition, e.g. s[s > 10].")
@@ -395,17 +395,24 @@ class Interpreter:
             return getattr(target, name)()
         if isinstance(obj, _Accessor):
             self._check_kwargs(name, kwargs, STR_METHODS[name])
-            s = obj.series.astype("string")
+            s = obj.series
             if name in ("contains", "startswith", "endswith"):
                 pat = args[0] if args else kwargs.get("pat")
                 if not isinstance(pat, str):
                     raise _err(f".str.{name} takes a text, e.g. .str.{name}(\"Sales\").")
-                if name == "contains":
-                    case = self._bool(kwargs.get("case", False))
-                    # regex=False always: no pattern language, no catastrophic backtracking.
-                    return s.str.contains(pat, case=case, regex=False).fillna(False).astype(bool)
-                return getattr(s.str, name)(pat).fillna(False).astype(bool)
-            return getattr(s.str, name)()
+                # Plain substring tests (never a regex: no pattern language, no catastrophic
+                # backtracking); contains ignores case unless case=True.
+                case = self._bool(kwargs.get("case", False)) if name == "contains" else True
+                needle = pat if case else pat.casefold()
+                test = {"contains": lambda v: needle in v, "startswith": lambda v: v.startswith(needle),
+                        "endswith": lambda v: v.endswith(needle)}[name]
+                if not case and s.name in self.table.df.columns and s.index.equals(self.table.df.index) \
+                        and s.equals(self.table.df[s.name]):
+                    folded = self.table.folded(s.name)  # cached per table: folding 10k names costs ms
+                    return pd.Series([v is not None and test(v) for v in folded], index=s.index, dtype=bool)
+                fold = (lambda v: v) if case else str.casefold
+                return pd.Series([isinstance(v, str) and test(fold(v)) for v in s], index=s.index, dtype=bool)
+            return getattr(s.astype("string").str, name)()
         raise _err(f"'{name}' cannot be called here.")  # pragma: no cover
 
     @staticmethod
@@ -538,6 +545,11 @@ class Interpreter:
         raise _err("'and'/'or' do not work on columns; use & and | with each condition in parentheses.")
 
 
+def _align(mask, index):
+    """A boolean mask on ``index`` (masks built from other row sets count as False there)."""
+    return mask if mask.index.equals(index) else mask.reindex(index, fill_value=False)
+
+
 def _kind(pd, v) -> str:
     if isinstance(v, bool):
         return "bool"
@@ -568,7 +580,7 @@ def _compare(left, right, op):
     fn = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
           ast.Gt: operator.gt, ast.GtE: operator.ge}[op]
     result = fn(left, right)
-    if hasattr(result, "fillna"):
+    if hasattr(result, "dtype") and result.dtype != bool:
         result = result.fillna(False).astype(bool)
     return result
 
