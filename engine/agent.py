@@ -25,6 +25,7 @@ from .steps import (
     AnswerToken,
     ErrorStep,
     FinalAnswer,
+    ModelCallStep,
     ObservationStep,
     Step,
     ThoughtStep,
@@ -172,6 +173,7 @@ class Agent:
             pieces_iter = stream(prompt, grammar, (), max_tokens=max_tokens, cancel=cancel)
             generation = None
         text = ""
+        thought_done = False
         answer_start: int | None = None  # where the final answer begins in text
         streamed = 0  # characters of the final answer already yielded
         while True:
@@ -181,6 +183,9 @@ class Agent:
                 yield generation if generation is not None else done.value
                 return
             text += piece
+            if not thought_done and "\n" in text:
+                thought_done = True
+                yield ThoughtStep(text.split("\n", 1)[0].strip())
             if answer_start is None:
                 at = text.find(FINAL_MARKER, max(0, len(text) - len(piece) - len(FINAL_MARKER)))
                 if at < 0:
@@ -211,12 +216,15 @@ class Agent:
                 t0 = time.perf_counter()
                 generation: Generation | None = None
                 for item in self._generate(prompt, self._grammar if allow_tools else self._final_grammar, budget, cancel):
-                    if isinstance(item, AnswerToken):
-                        yield item
-                    else:
+                    if isinstance(item, Generation):
                         generation = item
+                    else:
+                        yield item
                 assert generation is not None
                 self._account(trace, generation)
+                stats = generation.stats
+                yield ModelCallStep(round(time.perf_counter() - t0, 4), stats.prompt_evaluated, stats.prompt_reused,
+                                    stats.completion_tokens)
                 if generation.stop_reason == "cancelled":
                     raise Cancelled()
                 text = TURN_PREFIX + generation.text
@@ -228,9 +236,6 @@ class Agent:
                     trace.steps.append(TraceStep(thought=text.strip(), observation=f"Error: {exc}", ok=False))
                     yield ObservationStep("", "", f"Error: {exc}", ok=False)
                     continue
-                stats = generation.stats
-                yield ThoughtStep(turn.thought, round(time.perf_counter() - t0, 4), stats.prompt_evaluated,
-                                  stats.prompt_reused, stats.completion_tokens)
                 if turn.final is not None:
                     answer = turn.final
                     complete = allow_tools and generation.stop_reason != "length"

@@ -16,7 +16,7 @@ from typing import Sequence
 
 from .errors import HRAssistantError, SetupError
 from .settings import Settings, load_settings
-from .steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ObservationStep, ThoughtStep
+from .steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
 
 EXIT_OK, EXIT_FAILED, EXIT_SETUP = 0, 1, 2
 
@@ -49,8 +49,9 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", dest="max_steps", type=int, help="most tool calls per question")
 
 
-def _stream(steps, out=sys.stdout) -> None:
+def _stream(steps, out=None, verbose: bool = False) -> None:
     """Print a run's steps as they come; the final answer streams token by token."""
+    out = out or sys.stdout
     answering = False
     for step in steps:
         if isinstance(step, AnswerToken):
@@ -60,8 +61,11 @@ def _stream(steps, out=sys.stdout) -> None:
             out.write(step.text)
             out.flush()
         elif isinstance(step, ThoughtStep):
-            out.write(f"Thought: {step.thought}  ({step.seconds:.2f}s, {step.prompt_tokens_evaluated} prompt "
-                      f"tokens evaluated, {step.prompt_tokens_reused} reused)\n")
+            out.write(f"Thought: {step.thought}\n")
+        elif isinstance(step, ModelCallStep):
+            if verbose:
+                out.write(f"  [model: {step.seconds:.2f}s, {step.prompt_tokens_evaluated} prompt tokens evaluated, "
+                          f"{step.prompt_tokens_reused} reused, {step.completion_tokens} generated]\n")
         elif isinstance(step, ActionStep):
             out.write(f"Action: {step.action}\nAction Input: {step.action_input}\n")
         elif isinstance(step, ObservationStep):
@@ -96,7 +100,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         trace = agent.ask(args.question)
         print(json.dumps(trace_json(agent, trace), ensure_ascii=False, indent=2))
         return EXIT_FAILED if trace.error else EXIT_OK
-    _stream(agent.run(args.question))
+    _stream(agent.run(args.question), verbose=args.verbose)
     return EXIT_FAILED if agent.last_trace and agent.last_trace.error else EXIT_OK
 
 
@@ -125,7 +129,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             continue
         cancel = threading.Event()
         try:
-            _stream(agent.run(question, cancel))
+            _stream(agent.run(question, cancel), verbose=args.verbose)
         except KeyboardInterrupt:
             cancel.set()
             print("\n(stopped)")

@@ -30,12 +30,21 @@ class AnswerToken(Step):
 
 @dataclass
 class ThoughtStep(Step):
+    """The model's thought, as soon as its line is complete (while the model goes on writing)."""
+
     thought: str
-    seconds: float = 0.0
-    prompt_tokens_evaluated: int = 0
-    prompt_tokens_reused: int = 0
-    completion_tokens: int = 0
     kind = "thought"
+
+
+@dataclass
+class ModelCallStep(Step):
+    """Timing and token accounting of one model call, after it ends."""
+
+    seconds: float
+    prompt_tokens_evaluated: int
+    prompt_tokens_reused: int
+    completion_tokens: int
+    kind = "model_call"
 
 
 @dataclass

@@ -10,7 +10,7 @@ import pytest
 from engine.agent import TRIMMED, Agent
 from engine.errors import ModelOutputError, SetupError
 from engine.scripted_backend import ScriptedBackend
-from engine.steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ObservationStep, ThoughtStep
+from engine.steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult
 from engine.tools.calculator import CalculatorTool
 from engine.tools.registry import ToolRegistry
@@ -71,7 +71,9 @@ def test_tool_call_then_answer_with_observation_in_prompt():
     agent, backend, tool = make([call("lookup", "sick days"), final("You have 42 days.")])
     steps = list(agent.run("How many sick days?"))
     kinds = [type(s) for s in steps if not isinstance(s, AnswerToken)]
-    assert kinds == [ThoughtStep, ActionStep, ObservationStep, ThoughtStep, FinalAnswer]
+    assert kinds == [ThoughtStep, ModelCallStep, ActionStep, ObservationStep, ThoughtStep, ModelCallStep, FinalAnswer]
+    assert steps.index(next(s for s in steps if isinstance(s, ThoughtStep) and s.thought == "I know the answer.")) \
+        < steps.index(next(s for s in steps if isinstance(s, AnswerToken)))  # the thought shows before the answer
     assert tool.calls == ["sick days"]
     assert "Observation: 42 days\n" in backend.prompts[1]
     assert backend.prompts[1].startswith(backend.prompts[0])  # append-only: the KV cache can be reused

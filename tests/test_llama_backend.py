@@ -192,3 +192,23 @@ def test_setup_error_step_from_agent_is_reported(tiny_backend):
     finally:
         tiny_backend.n_ctx = tiny_backend_ctx
     assert isinstance(steps[-1], ErrorStep)
+
+
+@pytest.mark.parametrize("tool_index", [0, 1])
+def test_tool_input_grammar_agrees_with_its_validator(tiny_backend, registry, tool_index):
+    """Sample many inputs from each tool's own grammar: every one passes the tool's syntax check."""
+    tool = list(registry)[tool_index]
+    grammar = tool.grammar_rules("root") + "\n"
+    prompt = tiny_backend.chat_prompt([{"role": "user", "content": "q"}]) + "Action Input: "
+    for seed in range(40):
+        tiny_backend.reseed(1000 + seed)
+        gen = tiny_backend.generate(prompt, grammar, max_tokens=400)
+        if gen.stop_reason != "end":
+            continue
+        if tool.name == "calculator":
+            try:
+                validate(gen.text)
+            except ToolInputError as exc:
+                assert "not valid arithmetic" not in exc.message, gen.text
+        else:
+            check_syntax(gen.text)

@@ -1,0 +1,67 @@
+"""The command line: data, calc and settings (ask/chat with a real model are in test_llama_backend)."""
+
+from __future__ import annotations
+
+import json
+
+from engine.cli import main
+from engine.scripted_backend import ScriptedBackend
+
+
+def test_calc(capsys):
+    assert main(["calc", "round(46000 / 260 * 10, 2)"]) == 0
+    assert capsys.readouterr().out.strip() == "1769.23"
+
+
+def test_calc_refuses_code(capsys):
+    assert main(["calc", "__import__('os').system('id')"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
+
+
+def test_data_query_as_user(capsys):
+    code = main(["data", 'df[df["full_name"] == "Pedro Alves"]["sick_days_remaining"]', "--user", "Pedro Alves",
+                 "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["role"] == "employee" and out["data"]["row_count"] == 1
+
+
+def test_data_refusal_exits_non_zero_with_message(capsys):
+    code = main(["data", 'df["annual_salary_usd"].max()', "--user", "Pedro Alves"])
+    assert code == 1
+    assert "only for yourself" in capsys.readouterr().err
+
+
+def test_data_with_reference_file(capsys):
+    from tests.conftest import REFERENCE
+
+    code = main(["data", 'df[df["name"] == "Alexander Verdad"]["vacation_leave"]', "--user", "Alexander Verdad",
+                 "--employees", str(REFERENCE / "employee_data.csv")])
+    assert code == 0 and "45" in capsys.readouterr().out
+
+
+def test_data_with_malformed_file(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,dept\nAna,HR\nBo,Sales,extra\n")
+    code = main(["data", "len(df)", "--user", "Ana", "--employees", str(bad)])
+    assert code == 2 and "Line 3" in capsys.readouterr().err
+
+
+def test_settings_lists_every_setting(capsys):
+    assert main(["settings"]) == 0
+    out = capsys.readouterr().out
+    assert "n_ctx = 4096" in out and "settings.json" in out
+
+
+def test_ask_streams_trace_with_scripted_model(monkeypatch, capsys):
+    backend = ScriptedBackend([
+        'I need the balance.\nAction: employee_data\nAction Input: df[df["full_name"] == "Pedro Alves"]'
+        '["sick_days_remaining"]\n',
+        "I have it.\nFinal Answer: You have 10 sick days left.",
+    ])
+    monkeypatch.setattr("engine.assistant.load_backend", lambda settings, model=None: backend)
+    code = main(["ask", "How many sick days do I have left?", "--user", "Pedro Alves"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Action: employee_data" in out and "Observation: 1 row:" in out
+    assert out.rstrip().endswith("Answer: You have 10 sick days left.")
