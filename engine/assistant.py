@@ -49,9 +49,39 @@ def build_data_tool(settings: Settings, sources: Sources | None = None):
     return EmployeeDataTool(load_employees(path), policy, AuditLog(data_dir() / "audit.log"))
 
 
+def policies_path(settings: Settings, sources: Sources | None = None) -> Path:
+    chosen = (sources.policies if sources else "") or settings.policies_path
+    return Path(chosen).expanduser() if chosen else sample_data_dir() / "policies"
+
+
+_EMBEDDERS: dict[str, object] = {}
+
+
+def get_embedder(settings: Settings):
+    """The embedding model (loaded once per process: loading torch takes seconds)."""
+    from .policy.embedder import Embedder
+
+    key = settings.embedding_model_path or ""
+    if key not in _EMBEDDERS:
+        _EMBEDDERS[key] = Embedder(key or None)
+    return _EMBEDDERS[key]
+
+
+def build_policy_index(settings: Settings, sources: Sources | None = None, *, rebuild: bool = False, progress=None):
+    """The policy index of the configured folder, brought up to date (incrementally)."""
+    from .policy.index import PolicyIndex
+
+    index = PolicyIndex(policies_path(settings, sources), get_embedder(settings))
+    index.last_report = index.update(rebuild=rebuild, progress=progress)
+    return index
+
+
 def build_tools(settings: Settings, sources: Sources | None = None) -> ToolRegistry:
-    """The registry of tools for this installation."""
-    return ToolRegistry([build_data_tool(settings, sources), CalculatorTool()])
+    """The registry of tools for this installation: policy search, employee data, calculator."""
+    from .tools.policy_search import PolicySearchTool
+
+    return ToolRegistry([PolicySearchTool(build_policy_index(settings, sources)), build_data_tool(settings, sources),
+                         CalculatorTool()])
 
 
 def build_context(user: str, tools: ToolRegistry | None = None) -> ToolContext:

@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import Sequence
 
-from .errors import HRAssistantError, SetupError
+from .errors import HRAssistantError, SettingsError, SetupError
 from .settings import Settings, load_settings
 from .steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
 
@@ -162,6 +162,58 @@ def cmd_data(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _progress_bar(stage: str, done: int, total: int) -> None:
+    """A one-line progress bar on standard error."""
+    width = 30
+    filled = int(width * done / max(total, 1))
+    sys.stderr.write(f"\r{stage:<10} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from .assistant import Sources, build_policy_index
+
+    settings = load_settings()
+    index = build_policy_index(settings, Sources(policies=args.policies or ""), rebuild=args.rebuild,
+                               progress=_progress_bar if sys.stderr.isatty() else None)
+    report = index.last_report
+    print(f"Indexed {index.root}: {report.summary()}.")
+    if report.rebuilt_reason and not args.rebuild:
+        print(f"  (built from scratch: {report.rebuilt_reason})")
+    for name, reason in report.failed.items():
+        print(f"  skipped {name}: {reason}")
+    return EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from .assistant import Sources, build_policy_index
+
+    settings = load_settings()
+    index = build_policy_index(settings, Sources(policies=args.policies or ""))
+    if args.queries:
+        fh = sys.stdin if args.queries == "-" else open(args.queries, encoding="utf-8")
+        with fh:
+            queries = [line.strip() for line in fh if line.strip()]
+    else:
+        if not args.query:
+            raise SettingsError("Give a search phrase, or --queries FILE.")
+        queries = [args.query]
+    for query in queries:
+        hits = index.search(query, k=args.k)
+        if args.json:
+            print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False))
+            continue
+        if len(queries) > 1:
+            print(f"# {query}")
+        if not hits:
+            print("No matching passage.")
+        for n, h in enumerate(hits, start=1):
+            print(f"[{n}] {h.source} › {h.section} ({h.location}), score {h.score:.4f}\n    {h.text}")
+    return EXIT_OK
+
+
 def cmd_settings(args: argparse.Namespace) -> int:
     from .settings import settings_file
 
@@ -201,6 +253,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("calc", help="evaluate an arithmetic expression safely")
     p.add_argument("expression")
     p.set_defaults(func=cmd_calc)
+
+    p = sub.add_parser("index", help="index the policy documents (incremental)")
+    p.add_argument("--policies", help="policy document or folder (default: the configured folder)")
+    p.add_argument("--rebuild", action="store_true", help="re-embed every document")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="search the policy documents")
+    p.add_argument("query", nargs="?", help="search phrase")
+    p.add_argument("--policies", help="policy document or folder (default: the configured folder)")
+    p.add_argument("-k", type=int, default=4, help="number of passages (default 4)")
+    p.add_argument("--json", action="store_true", help="print a JSON list of hits (one list per query)")
+    p.add_argument("--queries", help="file with one query per line ('-' for standard input)")
+    p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("data", help="query the employee data as a user")
     p.add_argument("expression", help='for example: df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]')

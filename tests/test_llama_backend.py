@@ -169,7 +169,7 @@ def test_cli_ask_json_on_real_model(tiny_model_path, capsys):
     for key in ("answer", "tools", "steps", "llm_calls", "prompt_tokens_evaluated", "prompt_tokens_reused",
                 "completion_tokens", "seconds"):
         assert key in out
-    assert out["tools"] == ["employee_data", "calculator"]
+    assert out["tools"] == ["policy_search", "employee_data", "calculator"]
     for step in out["steps"]:
         assert {"thought", "action", "action_input", "observation"} <= set(step)
 

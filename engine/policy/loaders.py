@@ -1,0 +1,132 @@
+"""Read policy documents (.txt, .md, .pdf, .docx) into lines with their locations.
+
+Text files are decoded tolerantly (UTF-8 with or without BOM, then
+Windows-1252), line ends normalised, tabs turned into spaces. PDF text comes
+from pypdf page by page, DOCX paragraphs from python-docx with heading styles
+turned into Markdown headings. A file that cannot be read raises
+:class:`DataFileError` with the reason; the indexer skips it and reports why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DataFileError
+
+SUPPORTED = (".txt", ".md", ".markdown", ".pdf", ".docx")
+# Lines that chat exports and copy-paste leave behind; they are not policy text.
+JUNK_LINES = re.compile(r"^\s*(regenerate response|copy code|copy|share|edit)\s*$", re.I)
+
+
+@dataclass
+class Line:
+    text: str
+    number: int  # 1-based line number (within the page for PDF)
+    page: int | None = None
+
+
+def decode_text(raw: bytes) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def _clean(text: str) -> str:
+    text = text.replace("\t", " ").replace("\u00a0", " ")
+    return re.sub(r" {2,}", " ", text).rstrip()
+
+
+def _text_lines(text: str, page: int | None = None) -> list[Line]:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return [Line(_clean(t), i, page) for i, t in enumerate(text.split("\n"), start=1)
+            if t.strip() and not JUNK_LINES.match(t)]
+
+
+def _pdf_lines(path: Path) -> list[Line]:
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(path))
+    if reader.is_encrypted:
+        try:
+            reader.decrypt("")
+        except Exception as exc:
+            raise DataFileError(f"{path.name} is password-protected.", hint="Save an unprotected copy.") from exc
+    lines: list[Line] = []
+    for number, page in enumerate(reader.pages, start=1):
+        lines += _text_lines(page.extract_text() or "", page=number)
+    if not lines:
+        raise DataFileError(f"{path.name} has no text layer (it is probably a scan).",
+                            hint="Export the document as text-based PDF or DOCX.")
+    return lines
+
+
+def _docx_lines(path: Path) -> list[Line]:
+    import docx
+
+    document = docx.Document(str(path))
+    lines: list[Line] = []
+    number = 0
+    for para in document.paragraphs:
+        text = para.text.strip()
+        if not text:
+            continue
+        number += 1
+        style = (para.style.name or "").lower() if para.style is not None else ""
+        m = re.match(r"heading (\d)", style)
+        if m:
+            text = "#" * int(m.group(1)) + " " + text
+        elif style == "title":
+            text = "# " + text
+        lines.append(Line(_clean(text), number))
+    for table in document.tables:
+        for row in table.rows:
+            number += 1
+            cells = [c.text.strip() for c in row.cells]
+            lines.append(Line(" | ".join(c for c in cells if c), number))
+    return lines
+
+
+def load_lines(path: Path) -> list[Line]:
+    """The document's non-empty lines; raises DataFileError with a reason if it cannot be read."""
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED:
+        raise DataFileError(f"{path.name}: {suffix or 'files without an extension'} are not supported.",
+                            hint="Use .txt, .md, .pdf or .docx.")
+    try:
+        if suffix == ".pdf":
+            lines = _pdf_lines(path)
+        elif suffix == ".docx":
+            lines = _docx_lines(path)
+        else:
+            raw = path.read_bytes()
+            if b"\x00" in raw[:2048] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise DataFileError(f"{path.name} is not a text file.", hint="Save it as UTF-8 text or Markdown.")
+            lines = _text_lines(decode_text(raw))
+    except DataFileError:
+        raise
+    except OSError as exc:
+        raise DataFileError(f"{path.name} cannot be read: {exc.strerror or exc}.",
+                            hint="Check that the file exists and your account may read it.") from exc
+    except Exception as exc:  # a damaged PDF or DOCX: the library's own error
+        raise DataFileError(f"{path.name} cannot be read: it looks damaged ({type(exc).__name__}).",
+                            hint="Open and save it again, or export it as PDF/DOCX again.") from exc
+    if not lines:
+        raise DataFileError(f"{path.name} contains no text.", hint="Check that the right file was added.")
+    return lines
+
+
+def policy_files(root: Path) -> list[Path]:
+    """Every supported document under ``root`` (a file or a folder), in a stable order."""
+    root = Path(root).expanduser()
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        raise DataFileError(f"The policy folder {root} does not exist.",
+                            hint="Choose the policy folder in Settings or pass --policies PATH.")
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED
+                  and not any(part.startswith(".") for part in p.relative_to(root).parts))

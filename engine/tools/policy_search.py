@@ -1,0 +1,48 @@
+"""Policy search tool: the best passages of the company's policy documents, numbered for citation."""
+
+from __future__ import annotations
+
+from ..errors import ToolInputError
+from .base import Tool, ToolCard, ToolContext, ToolResult
+
+PASSAGE_MAX_CHARS = 700
+TOP_K = 4
+
+
+class PolicySearchTool(Tool):
+    """Hybrid search over the policy index; no nested model call."""
+
+    name = "policy_search"
+
+    def __init__(self, index, k: int = TOP_K) -> None:
+        self.index = index
+        self.k = k
+
+    def card(self, context: ToolContext) -> ToolCard:
+        return ToolCard(
+            name=self.name,
+            purpose="find what the company's HR policies say (leave types, accrual, carry-over, encashment, "
+            "probation, overtime, remote work, benefits). Returns numbered passages [1]..[4] with their source.",
+            input_format="a short search phrase in plain words.",
+            example="encashment of unused vacation leave",
+        )
+
+    def grammar_rules(self, root: str) -> str:
+        return f"{root} ::= [^\\x00-\\x20\\x7f] [^\\x00-\\x1f\\x7f]{{1,150}}"
+
+    def normalise_input(self, tool_input: str) -> str:
+        return " ".join(tool_input.lower().split())
+
+    def run(self, tool_input: str, context: ToolContext) -> ToolResult:
+        query = " ".join(tool_input.split())
+        if len(query) < 2:
+            raise ToolInputError("The search phrase is empty.", hint="Write a few words, e.g. 'sick leave carry over'.")
+        hits = self.index.search(query, k=self.k)
+        if not hits:
+            return ToolResult(text="No policy passage matches this search.", data={"citations": []}, kind="citations")
+        lines = []
+        for n, hit in enumerate(hits, start=1):
+            text = hit.text if len(hit.text) <= PASSAGE_MAX_CHARS else hit.text[:PASSAGE_MAX_CHARS] + " …"
+            lines.append(f"[{n}] {hit.source} › {hit.section} ({hit.location}): {text}")
+        citations = [{"n": n, **hit.to_dict()} for n, hit in enumerate(hits, start=1)]
+        return ToolResult(text="\n".join(lines), data={"citations": citations}, kind="citations")
