@@ -110,6 +110,7 @@ class IndexReport:
     embedded_chunks: int = 0
     seconds: float = 0.0
     rebuilt_reason: str = ""
+    finished_at: float = 0.0  # time.time() when the index matched the files
 
     def summary(self) -> str:
         parts = [f"{self.chunks} passages from {len(self.added) + len(self.changed) + len(self.unchanged)} files"]
@@ -268,6 +269,7 @@ class PolicyIndex:
         report.chunks = len(self.chunks)
         report.embedded_chunks = len(new_chunks)
         report.seconds = time.perf_counter() - t0
+        report.finished_at = time.time()
         return report
 
     def _build_search(self) -> None:

@@ -1,0 +1,53 @@
+"""Start the desktop app: the window appears at once, models load in the background."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def apply_theme(app) -> None:
+    """Fusion style with a light or dark palette that follows the system colour scheme."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor, QPalette
+
+    app.setStyle("Fusion")
+
+    def update(*_):
+        scheme = app.styleHints().colorScheme()
+        if scheme == Qt.ColorScheme.Dark:
+            p = QPalette()
+            for role, color in ((QPalette.Window, "#202124"), (QPalette.WindowText, "#e8eaed"),
+                                (QPalette.Base, "#171717"), (QPalette.AlternateBase, "#26282b"),
+                                (QPalette.Text, "#e8eaed"), (QPalette.Button, "#2d2f31"),
+                                (QPalette.ButtonText, "#e8eaed"), (QPalette.Highlight, "#4f8cc9"),
+                                (QPalette.HighlightedText, "#ffffff"), (QPalette.ToolTipBase, "#2d2f31"),
+                                (QPalette.ToolTipText, "#e8eaed"), (QPalette.PlaceholderText, "#9aa0a6")):
+                p.setColor(role, QColor(color))
+            app.setPalette(p)
+        else:
+            app.setPalette(app.style().standardPalette())
+
+    update()
+    app.styleHints().colorSchemeChanged.connect(update)
+
+
+def run(argv: list[str] | None = None) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    from engine.settings import load_settings
+
+    from .ui.main_window import MainWindow
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
+    app.setApplicationName("HR Assistant")
+    app.setOrganizationName("hr-assistant")
+    apply_theme(app)
+    window = MainWindow(load_settings())
+    window.show()
+    return app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run())

@@ -1,0 +1,693 @@
+"""The main window: chats, streamed answers, reasoning trace, sources, data tables and charts."""
+
+from __future__ import annotations
+
+import getpass
+import html
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QThread, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.settings import Settings, config_dir, data_dir, save_settings
+from engine.steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
+
+from ..history import ChatStore
+from ..worker import EngineWorker, IndexWorker
+from .documents_dialog import DocumentsDialog
+from .settings_dialog import SettingsDialog
+from .widgets import BarChart, PassageDialog, SignInDialog
+
+FIRST_RUN_TEXT = """### No chat model yet
+
+The assistant writes its answers with a **GGUF chat model** — a language model packed for
+llama.cpp that runs on this computer (1–5 GB; nothing is sent anywhere).
+
+1. Get a model file from your IT department, for example *Qwen2.5-1.5B-Instruct Q4_K_M*
+   (about 1 GB) or *Qwen2.5-3B-Instruct Q4_K_M* (about 2 GB).
+2. Copy it into a models folder, or click **Choose model file…** below.
+
+Meanwhile you can **search the policies** (box at the top) and look up **My record**.
+"""
+
+
+class MainWindow(QMainWindow):
+    # requests to the engine worker (queued onto its thread)
+    request_start = Signal(object, str)
+    request_set_user = Signal(str)
+    request_ask = Signal(int, str, object)
+    request_search = Signal(str)
+    request_record = Signal()
+    request_reload_model = Signal()
+    request_use_index = Signal(object)
+    request_forget = Signal()
+    request_reindex = Signal(object, bool)
+
+    def __init__(self, settings: Settings, store: ChatStore | None = None, backend_factory=None,
+                 ask_sign_in: bool = True) -> None:
+        super().__init__()
+        self.settings = settings
+        self.store = store or ChatStore(data_dir() / "chats.sqlite3")
+        self.ask_sign_in = ask_sign_in
+        self.user = settings.user
+        self.role = ""
+        self.employees: list[str] = []
+        self.conversation: int | None = None
+        self.messages: list[dict] = []  # the current chat: role, content, trace, id
+        self.busy = False
+        self.model_loaded = False
+        self.index_report = None
+        self.documents: DocumentsDialog | None = None
+        self._render_pending = False
+        self._observation_data: list = []  # structured tool results of the running answer
+        self.last_problem: tuple[str, str, str] | None = None
+        self.setWindowTitle("HR Assistant")
+        self.resize(1200, 780)
+        self._build_ui()
+        self._build_menus()
+        self._start_threads(backend_factory)
+        self._restore_geometry()
+        QTimer.singleShot(0, lambda: self.request_start.emit(self.settings, self.user))
+
+    # -- construction ----------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        splitter = QSplitter()
+        self.setCentralWidget(splitter)
+
+        side = QWidget()
+        side_l = QVBoxLayout(side)
+        self.user_label = QLabel("Signing in…")
+        self.user_label.setWordWrap(True)
+        self.user_label.setAccessibleName("Signed-in user")
+        side_l.addWidget(self.user_label)
+        self.new_chat_button = QPushButton("New chat")
+        self.new_chat_button.setAccessibleName("New chat")
+        self.new_chat_button.clicked.connect(self.new_chat)
+        side_l.addWidget(self.new_chat_button)
+        self.chat_filter = QLineEdit()
+        self.chat_filter.setPlaceholderText("Filter chats…")
+        self.chat_filter.setAccessibleName("Filter chats")
+        self.chat_filter.textChanged.connect(self._filter_chats)
+        side_l.addWidget(self.chat_filter)
+        self.chat_list = QListWidget()
+        self.chat_list.setAccessibleName("Chats")
+        self.chat_list.itemClicked.connect(lambda item: self.open_chat(item.data(Qt.UserRole)))
+        self.chat_list.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.chat_list.customContextMenuRequested.connect(self._chat_menu)
+        side_l.addWidget(self.chat_list)
+        splitter.addWidget(side)
+
+        center = QWidget()
+        c_l = QVBoxLayout(center)
+        top = QHBoxLayout()
+        self.search_box = QLineEdit()
+        self.search_box.setPlaceholderText("Search the policies… (Ctrl+K)")
+        self.search_box.setAccessibleName("Search the policies")
+        self.search_box.returnPressed.connect(lambda: self.request_search.emit(self.search_box.text()))
+        top.addWidget(self.search_box)
+        self.record_button = QPushButton("My record")
+        self.record_button.setAccessibleName("Show my employee record")
+        self.record_button.clicked.connect(self.request_record.emit)
+        top.addWidget(self.record_button)
+        c_l.addLayout(top)
+        self.first_run = QTextBrowser()
+        self.first_run.setAccessibleName("First-run help")
+        self.first_run.setMarkdown(FIRST_RUN_TEXT)
+        self.first_run.setMaximumHeight(260)
+        self.first_run.hide()
+        c_l.addWidget(self.first_run)
+        self.choose_model_button = QPushButton("Choose model file…")
+        self.choose_model_button.clicked.connect(self.choose_model)
+        self.choose_model_button.hide()
+        c_l.addWidget(self.choose_model_button)
+        self.transcript = QTextBrowser()
+        self.transcript.setOpenLinks(False)  # citation links open the passage viewer
+        self.transcript.anchorClicked.connect(self._on_link)
+        self.transcript.setAccessibleName("Conversation")
+        c_l.addWidget(self.transcript, 1)
+        actions = QHBoxLayout()
+        self.copy_button = QPushButton("Copy answer")
+        self.regenerate_button = QPushButton("Regenerate")
+        self.edit_button = QPushButton("Edit last question")
+        for b in (self.copy_button, self.regenerate_button, self.edit_button):
+            b.setEnabled(False)
+            actions.addWidget(b)
+        actions.addStretch(1)
+        self.copy_button.clicked.connect(self.copy_answer)
+        self.regenerate_button.clicked.connect(self.regenerate)
+        self.edit_button.clicked.connect(self.edit_last)
+        c_l.addLayout(actions)
+        bottom = QHBoxLayout()
+        self.input = QPlainTextEdit()
+        self.input.setPlaceholderText("Ask about leave, pay, policies… (Ctrl+Enter to send)")
+        self.input.setAccessibleName("Question")
+        self.input.setMaximumHeight(90)
+        bottom.addWidget(self.input, 1)
+        self.send_button = QPushButton("Send")
+        self.send_button.setAccessibleName("Send question")
+        self.send_button.clicked.connect(self.send)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setAccessibleName("Stop the answer")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        bottom.addWidget(self.send_button)
+        bottom.addWidget(self.stop_button)
+        c_l.addLayout(bottom)
+        splitter.addWidget(center)
+
+        self.side_tabs = QTabWidget()
+        self.trace_tree = QTreeWidget()
+        self.trace_tree.setHeaderLabels(["Step", "Detail", "Time"])
+        self.trace_tree.setAccessibleName("Reasoning trace")
+        self.trace_tree.setColumnWidth(0, 110)
+        self.trace_tree.setColumnWidth(1, 260)
+        self.side_tabs.addTab(self.trace_tree, "Reasoning")
+        self.sources = QListWidget()
+        self.sources.setWordWrap(True)
+        self.sources.setAccessibleName("Sources")
+        self.sources.itemActivated.connect(self._open_source)
+        self.sources.itemDoubleClicked.connect(self._open_source)
+        self.side_tabs.addTab(self.sources, "Sources")
+        data = QWidget()
+        d_l = QVBoxLayout(data)
+        self.data_table = QTableWidget()
+        self.data_table.setAccessibleName("Data table")
+        d_l.addWidget(self.data_table, 1)
+        self.chart = BarChart()
+        self.chart.hide()
+        d_l.addWidget(self.chart)
+        self.side_tabs.addTab(data, "Data")
+        splitter.addWidget(self.side_tabs)
+        splitter.setSizes([230, 620, 350])
+
+        self.model_status = QLabel("Starting…")
+        self.model_status.setAccessibleName("Model status")
+        self.statusBar().addPermanentWidget(self.model_status)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "New chat", QKeySequence.New, self.new_chat)
+        self._action(file_menu, "Export chat to Markdown…", None, self.export_chat)
+        file_menu.addSeparator()
+        self._action(file_menu, "Quit", QKeySequence.Quit, self.close)
+        chat_menu = self.menuBar().addMenu("&Chat")
+        self._action(chat_menu, "Send", QKeySequence("Ctrl+Return"), self.send)
+        self._action(chat_menu, "Stop", QKeySequence("Esc"), self.stop)
+        self._action(chat_menu, "Search policies", QKeySequence("Ctrl+K"), self.search_box.setFocus)
+        tools = self.menuBar().addMenu("&Tools")
+        self._action(tools, "Settings…", QKeySequence("Ctrl+,"), self.open_settings)
+        self._action(tools, "Policy documents…", None, self.open_documents)
+        self._action(tools, "Switch user…", None, lambda: self.sign_in(force=True))
+
+    def _action(self, menu: QMenu, text: str, shortcut, slot) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _start_threads(self, backend_factory) -> None:
+        self.engine_thread = QThread(self)
+        self.engine_thread.setObjectName("engine")
+        self.worker = EngineWorker(backend_factory)
+        self.worker.moveToThread(self.engine_thread)
+        self.request_start.connect(self.worker.start)
+        self.request_set_user.connect(self.worker.set_user)
+        self.request_ask.connect(self.worker.ask)
+        self.request_search.connect(self.worker.search)
+        self.request_record.connect(self.worker.my_record)
+        self.request_reload_model.connect(self.worker.load_model)
+        self.request_use_index.connect(self.worker.use_index)
+        self.request_forget.connect(self.worker.forget_last_turn)
+        w = self.worker
+        w.status.connect(self.statusBar().showMessage)
+        w.data_ready.connect(self._on_data_ready)
+        w.data_failed.connect(lambda m, h: self._problem("The employee data cannot be used", m, h))
+        w.policies_ready.connect(self._on_policies_ready)
+        w.policies_failed.connect(lambda m, h: self._problem("The policy documents cannot be searched", m, h))
+        w.model_ready.connect(self._on_model_ready)
+        w.model_missing.connect(self._on_model_missing)
+        w.model_failed.connect(self._on_model_failed)
+        w.step.connect(self._on_step)
+        w.answered.connect(self._on_answered)
+        w.search_done.connect(self._on_search_done)
+        w.lookup_done.connect(self._on_lookup_done)
+        w.failed.connect(self._on_failed)
+        self.engine_thread.start()
+
+        self.index_thread = QThread(self)
+        self.index_thread.setObjectName("indexing")
+        self.index_worker = IndexWorker()
+        self.index_worker.moveToThread(self.index_thread)
+        self.request_reindex.connect(self.index_worker.reindex)
+        self.index_worker.progress.connect(self._on_index_progress)
+        self.index_worker.done.connect(self._on_index_done)
+        self.index_worker.failed.connect(lambda m, h: self._problem("Indexing failed", m, h))
+        self.index_thread.start()
+
+    # -- window state ------------------------------------------------------------------------------
+    def _qsettings(self) -> QSettings:
+        return QSettings(str(config_dir() / "window.ini"), QSettings.IniFormat)
+
+    def _restore_geometry(self) -> None:
+        s = self._qsettings()
+        if s.value("geometry") is not None:
+            self.restoreGeometry(s.value("geometry"))
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        s = self._qsettings()
+        s.setValue("geometry", self.saveGeometry())
+        s.sync()
+        self.worker.cancel_event.set()
+        for thread in (self.engine_thread, self.index_thread):
+            thread.quit()
+            thread.wait(5000)
+        super().closeEvent(event)
+
+    # -- sign-in -----------------------------------------------------------------------------------
+    def _on_data_ready(self, info: dict) -> None:
+        self.employees = info.get("employees", [])
+        if info.get("found"):
+            self.user, self.role = info["user"], info["role"]
+            self.user_label.setText(f"<b>{html.escape(self.user)}</b><br>{self._role_text()}")
+            if self.settings.user != self.user:
+                self.settings = self.settings.replace(user=self.user)
+                save_settings(self.settings)
+            self.reload_chats()
+            return
+        # Not signed in (or no longer in the file): match the OS user name, else ask.
+        os_user = getpass.getuser()
+        if info.get("username_column") and os_user and os_user != self.user:
+            self.user = os_user
+            self.request_set_user.emit(os_user)
+            return
+        self.sign_in()
+
+    def _role_text(self) -> str:
+        return {"hr": "HR — sees every employee", "manager": "Manager — sees own team",
+                "employee": "Employee — sees own record"}.get(self.role, self.role)
+
+    def sign_in(self, force: bool = False) -> None:
+        if not self.employees or not (self.ask_sign_in or force):
+            self.user_label.setText("Not signed in")
+            return
+        dialog = SignInDialog(self.employees, self)
+        if dialog.exec() and dialog.chosen:
+            self.user = dialog.chosen
+            self.conversation = None
+            self.request_set_user.emit(self.user)
+
+    # -- chats -------------------------------------------------------------------------------------
+    def reload_chats(self) -> None:
+        self.chat_list.clear()
+        for conv in self.store.conversations(self.user):
+            item = QListWidgetItem(conv.title)
+            item.setData(Qt.UserRole, conv.id)
+            self.chat_list.addItem(item)
+        if self.conversation is None and self.chat_list.count():
+            self.open_chat(self.chat_list.item(0).data(Qt.UserRole))
+        self._filter_chats(self.chat_filter.text())
+
+    def _filter_chats(self, text: str) -> None:
+        key = text.casefold()
+        for i in range(self.chat_list.count()):
+            item = self.chat_list.item(i)
+            item.setHidden(key not in item.text().casefold())
+
+    def new_chat(self) -> None:
+        if self.busy:
+            return
+        self.conversation = None
+        self.messages = []
+        self.render()
+        self.trace_tree.clear()
+        self.sources.clear()
+        self.input.setFocus()
+
+    def open_chat(self, conversation: int) -> None:
+        if self.busy:
+            return
+        self.conversation = conversation
+        self.messages = [{"id": m.id, "role": m.role, "content": m.content, "trace": m.trace}
+                         for m in self.store.messages(conversation)]
+        self.render()
+        last = next((m for m in reversed(self.messages) if m["role"] == "assistant"), None)
+        self._show_trace(last["trace"] if last else None)
+        self._update_actions()
+
+    def _chat_menu(self, pos) -> None:
+        item = self.chat_list.itemAt(pos)
+        if item is None:
+            return
+        conv = item.data(Qt.UserRole)
+        menu = QMenu(self)
+        menu.addAction("Rename…", lambda: self.rename_chat(conv))
+        menu.addAction("Export to Markdown…", lambda: self.export_chat(conv))
+        menu.addAction("Delete…", lambda: self.delete_chat(conv))
+        menu.exec(self.chat_list.mapToGlobal(pos))
+
+    def rename_chat(self, conv: int, title: str | None = None) -> None:
+        if title is None:
+            title, ok = QInputDialog.getText(self, "Rename chat", "Title:")
+            if not ok:
+                return
+        self.store.rename(conv, title)
+        self.reload_chats()
+
+    def delete_chat(self, conv: int, confirm: bool = True) -> None:
+        if confirm and QMessageBox.question(self, "Delete chat", "Delete this chat? This cannot be undone.") \
+                != QMessageBox.Yes:
+            return
+        self.store.delete(conv)
+        if self.conversation == conv:
+            self.conversation = None
+            self.messages = []
+            self.render()
+        self.reload_chats()
+
+    def export_chat(self, conv: int | None = None, path: str | None = None) -> None:
+        conv = conv or self.conversation
+        if conv is None:
+            return
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export chat", str(Path.home() / "chat.md"), "Markdown (*.md)")
+            if not path:
+                return
+        Path(path).write_text(self.store.export_markdown(conv), encoding="utf-8")
+
+    # -- asking ------------------------------------------------------------------------------------
+    def send(self, text: str | None = None) -> None:
+        question = (text if isinstance(text, str) else self.input.toPlainText()).strip()
+        if not question or self.busy:
+            return
+        if not self.model_loaded:
+            self._problem("No chat model", "The assistant needs a GGUF chat model to answer.",
+                          "Choose one in Settings; meanwhile you can search the policies.")
+            return
+        history = self._history_for_agent()
+        if self.conversation is None:
+            self.conversation = self.store.create(self.user, question[:60]).id
+            self.reload_chats()
+        msg_id = self.store.add(self.conversation, "user", question)
+        self.messages.append({"id": msg_id, "role": "user", "content": question, "trace": None})
+        self.messages.append({"id": None, "role": "assistant", "content": "", "trace": None, "streaming": True})
+        self.input.clear()
+        self.trace_tree.clear()
+        self.sources.clear()
+        self._set_busy(True)
+        self.render()
+        self.request_ask.emit(self.conversation, question, history)
+
+    def _history_for_agent(self) -> list[dict]:
+        return [{"role": m["role"], "content": m["content"]} for m in self.messages if not m.get("streaming")]
+
+    def stop(self) -> None:
+        if self.busy:
+            self.worker.cancel_event.set()  # thread-safe; the engine checks it between tokens
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.send_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+        self.new_chat_button.setEnabled(not busy)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        has_answer = any(m["role"] == "assistant" and m["content"] for m in self.messages)
+        for b in (self.copy_button, self.regenerate_button, self.edit_button):
+            b.setEnabled(has_answer and not self.busy)
+
+    def _current(self) -> dict:
+        return self.messages[-1]
+
+    def _on_step(self, step) -> None:
+        if isinstance(step, AnswerToken):
+            self._current()["content"] += step.text
+            self._schedule_render()
+        elif isinstance(step, ThoughtStep):
+            QTreeWidgetItem(self.trace_tree, ["Thought", step.thought, ""])
+        elif isinstance(step, ActionStep):
+            QTreeWidgetItem(self.trace_tree, ["Tool", f"{step.action}: {step.action_input}", ""])
+        elif isinstance(step, ObservationStep):
+            item = QTreeWidgetItem(self.trace_tree, ["Observation" + (" (repeat)" if step.cached else ""),
+                                                     step.observation.splitlines()[0][:200], f"{step.seconds:.2f}s"])
+            QTreeWidgetItem(item, ["", step.observation, ""])
+            self._show_data(step.data)
+        elif isinstance(step, ModelCallStep):
+            QTreeWidgetItem(self.trace_tree, ["Model", f"{step.prompt_tokens_evaluated} prompt tokens evaluated, "
+                                              f"{step.prompt_tokens_reused} reused, {step.completion_tokens} written",
+                                              f"{step.seconds:.2f}s"])
+        elif isinstance(step, FinalAnswer):
+            self._current()["content"] = step.answer
+        elif isinstance(step, ErrorStep):
+            note = "(stopped)" if step.error_type == "Cancelled" else f"**{step.message}** {step.hint}"
+            content = self._current()["content"]
+            self._current()["content"] = (content + "\n\n" + note).strip()
+
+    def _on_answered(self, trace) -> None:
+        msg = self._current()
+        citations = self._citations(trace)
+        record = {"answer_complete": trace.complete, "steps": [vars(s) for s in trace.steps],
+                  "citations": citations, "llm_calls": trace.llm_calls, "seconds": trace.seconds,
+                  "error": trace.error}
+        msg.pop("streaming", None)
+        msg["trace"] = record
+        if msg["content"]:
+            msg["id"] = self.store.add(self.conversation, "assistant", msg["content"], record)
+        self._show_sources(citations)
+        self._set_busy(False)
+        self.render()
+        self.input.setFocus()
+
+    def _citations(self, trace) -> list[dict]:
+        out = []
+        for obs in self._observation_data:
+            if isinstance(obs, dict) and obs.get("citations"):
+                out = obs["citations"]  # the latest search is what the answer cites
+        self._observation_data = []
+        return out
+
+    def _on_failed(self, message: str, hint: str) -> None:
+        if self.busy:
+            msg = self._current()
+            msg.pop("streaming", None)
+            msg["content"] = (msg["content"] + f"\n\n**{message}** {hint}").strip()
+            self._set_busy(False)
+            self.render()
+        self._problem("Something went wrong", message, hint)
+
+    def copy_answer(self) -> None:
+        last = next((m for m in reversed(self.messages) if m["role"] == "assistant"), None)
+        if last:
+            QGuiApplication.clipboard().setText(last["content"])
+
+    def _drop_last_turn(self) -> str | None:
+        """Remove the last question and its answer (store and model context); return the question."""
+        users = [i for i, m in enumerate(self.messages) if m["role"] == "user"]
+        if not users or self.busy:
+            return None
+        i = users[-1]
+        question = self.messages[i]["content"]
+        if self.messages[i]["id"] is not None:
+            self.store.delete_from(self.messages[i]["id"])
+        del self.messages[i:]
+        self.request_forget.emit()
+        self.render()
+        return question
+
+    def regenerate(self) -> None:
+        question = self._drop_last_turn()
+        if question:
+            self.send(question)
+
+    def edit_last(self) -> None:
+        question = self._drop_last_turn()
+        if question:
+            self.input.setPlainText(question)
+            self.input.setFocus()
+        self._update_actions()
+
+    # -- rendering ---------------------------------------------------------------------------------
+    def _schedule_render(self) -> None:
+        # Tokens can arrive faster than a redraw is useful: at most one render per 40 ms.
+        if not self._render_pending:
+            self._render_pending = True
+            QTimer.singleShot(40, self.render)
+
+    def render(self) -> None:
+        self._render_pending = False
+        parts = []
+        for i, m in enumerate(self.messages):
+            who = "You" if m["role"] == "user" else "HR assistant"
+            content = m["content"] or ("…" if m.get("streaming") else "")
+            citations = (m.get("trace") or {}).get("citations") or []
+            if citations:
+                links = " · ".join(f"[[{c['n']}] {c['source']} › {c['section'].split(' › ')[-1]}](cite:{i}:{k})"
+                                   for k, c in enumerate(citations))
+                content += f"\n\n*Sources:* {links}"
+            parts.append(f"**{who}**\n\n{content}")
+        self.transcript.setMarkdown("\n\n---\n\n".join(parts) if parts else "*Ask a question to start.*")
+        bar = self.transcript.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _show_trace(self, record: dict | None) -> None:
+        self.trace_tree.clear()
+        self.sources.clear()
+        if not record:
+            return
+        for s in record.get("steps", []):
+            QTreeWidgetItem(self.trace_tree, ["Thought", s.get("thought", ""), ""])
+            if s.get("action"):
+                QTreeWidgetItem(self.trace_tree, ["Tool", f"{s['action']}: {s.get('action_input', '')}", ""])
+                obs = QTreeWidgetItem(self.trace_tree, ["Observation", (s.get("observation") or "")[:200],
+                                                        f"{s.get('seconds', 0):.2f}s"])
+                QTreeWidgetItem(obs, ["", s.get("observation") or "", ""])
+        self._show_sources(record.get("citations") or [])
+
+    def _show_sources(self, citations: list[dict]) -> None:
+        self.sources.clear()
+        for c in citations:
+            item = QListWidgetItem(f"[{c.get('n', '')}] {c['source']} › {c['section']}\n{c['location']}")
+            item.setData(Qt.UserRole, c)
+            self.sources.addItem(item)
+        if citations:
+            self.side_tabs.setCurrentWidget(self.sources)
+
+    def _on_link(self, url) -> None:
+        if url.scheme() == "cite":
+            msg, k = (int(x) for x in url.path().split(":"))
+            PassageDialog(self.messages[msg]["trace"]["citations"][k], self).exec()
+
+    def _open_source(self, item: QListWidgetItem) -> None:
+        PassageDialog(item.data(Qt.UserRole), self).exec()
+
+    def _show_data(self, data) -> None:
+        if isinstance(data, dict) and data.get("citations"):
+            self._observation_data = [*self._observation_data, data]
+            return
+        if not (isinstance(data, dict) and "rows" in data):
+            return
+        cols, rows = data["columns"], data["rows"]
+        self.data_table.setColumnCount(len(cols))
+        self.data_table.setHorizontalHeaderLabels(cols)
+        self.data_table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                self.data_table.setItem(r, c, QTableWidgetItem("" if value is None else str(value)))
+        numeric = len(cols) == 2 and rows and all(isinstance(row[1], (int, float)) for row in rows)
+        if data.get("grouped") and numeric:
+            self.chart.set_data(f"{cols[1]} by {cols[0]}", [(str(row[0]), float(row[1])) for row in rows])
+            self.chart.show()
+        else:
+            self.chart.hide()
+
+    # -- without a model -----------------------------------------------------------------------------
+    def _on_search_done(self, query: str, hits) -> None:
+        citations = [{"n": n, **h.to_dict()} for n, h in enumerate(hits, start=1)]
+        self._show_sources(citations)
+        if not hits:
+            self.statusBar().showMessage(f"No policy passage matches “{query}”.", 5000)
+
+    def _on_lookup_done(self, result) -> None:
+        self._show_data(result.data)
+        self.side_tabs.setCurrentIndex(2)
+
+    # -- model and settings ---------------------------------------------------------------------------
+    def _on_model_ready(self, info: dict) -> None:
+        self.model_loaded = True
+        self.first_run.hide()
+        self.choose_model_button.hide()
+        self.model_status.setText(f"Model: {info.get('name', 'ready')}")
+
+    def _on_model_missing(self, message: str) -> None:
+        self.model_loaded = False
+        self.first_run.show()
+        self.choose_model_button.show()
+        self.model_status.setText("No chat model")
+        self.statusBar().showMessage(message, 15000)
+
+    def _on_model_failed(self, message: str, hint: str) -> None:
+        self.model_loaded = False
+        self.first_run.show()
+        self.choose_model_button.show()
+        self.model_status.setText("Model failed to load")
+        self._problem("The chat model cannot be loaded", message, hint)
+
+    def _problem(self, title: str, message: str, hint: str) -> None:
+        self.statusBar().showMessage(f"{message} {hint}", 15000)
+        if self.isVisible() and QGuiApplication.platformName() not in ("offscreen", "minimal"):
+            QMessageBox.warning(self, title, f"{message}\n\n{hint}")
+        self.last_problem = (title, message, hint)
+
+    def choose_model(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF chat model", "", "GGUF models (*.gguf)")
+        if path:
+            self.apply_settings(self.settings.replace(model_path=path))
+
+    def open_settings(self) -> None:
+        dialog = SettingsDialog(self.settings, can_change_sources=self.role == "hr", parent=self)
+        if dialog.exec() and dialog.result_settings is not None:
+            self.apply_settings(dialog.result_settings)
+
+    def apply_settings(self, new: Settings) -> None:
+        old, self.settings = self.settings, new
+        save_settings(new)
+        if (old.policies_path, old.employees_path, old.embedding_model_path) != \
+                (new.policies_path, new.employees_path, new.embedding_model_path):
+            self.request_start.emit(new, self.user)
+        else:
+            self.worker.settings = new
+            self.request_reload_model.emit()
+
+    # -- documents ------------------------------------------------------------------------------------
+    def _on_policies_ready(self, report) -> None:
+        self.index_report = report
+        self.statusBar().showMessage(f"Policies: {report.summary()}", 8000)
+        if report.failed:
+            names = ", ".join(report.failed)
+            self.statusBar().showMessage(f"Some policy files were skipped: {names}", 15000)
+
+    def open_documents(self) -> None:
+        from engine.assistant import policies_path
+
+        self.documents = DocumentsDialog(policies_path(self.settings), self.index_report,
+                                         can_edit=self.role == "hr", parent=self)
+        self.documents.reindex_requested.connect(lambda rebuild: self.request_reindex.emit(self.settings, rebuild))
+        self.documents.show()
+
+    def _on_index_progress(self, stage: str, done: int, total: int) -> None:
+        self.statusBar().showMessage(f"Indexing policies: {stage} {done}/{total}")
+        if self.documents is not None:
+            self.documents.show_progress(stage, done, total)
+
+    def _on_index_done(self, index, report) -> None:
+        self.index_report = report
+        self.request_use_index.emit(index)
+        self.statusBar().showMessage(f"Policies re-indexed: {report.summary()}", 8000)
+        if self.documents is not None:
+            self.documents.indexing_finished(report)

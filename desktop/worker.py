@@ -1,0 +1,234 @@
+"""The one object that runs engine work off the UI thread.
+
+``EngineWorker`` lives on a QThread and talks to the window only through
+signals: the window emits requests (queued across threads), the worker emits
+results. Cancellation is a ``threading.Event`` the window sets directly; the
+engine checks it between tokens. Indexing runs in ``IndexWorker`` on a second
+thread so chat continues meanwhile; the new index is handed to the engine
+worker when it is ready.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import traceback
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from engine.errors import HRAssistantError, SetupError
+from engine.settings import Settings
+
+
+class EngineWorker(QObject):
+    # -> window
+    status = Signal(str)
+    data_ready = Signal(object)  # dict: user, role, name, employees (list of names)
+    data_failed = Signal(str, str)
+    policies_ready = Signal(object)  # IndexReport
+    policies_failed = Signal(str, str)
+    model_ready = Signal(object)  # dict of model info
+    model_missing = Signal(str)
+    model_failed = Signal(str, str)
+    step = Signal(object)  # engine.steps.Step
+    answered = Signal(object)  # engine.steps.Trace
+    search_done = Signal(str, object)  # query, list[Hit]
+    lookup_done = Signal(object)  # ToolResult
+    failed = Signal(str, str)
+
+    def __init__(self, backend_factory: Callable[[Settings], object] | None = None) -> None:
+        super().__init__()
+        self.backend_factory = backend_factory
+        self.cancel_event = threading.Event()
+        self.settings = Settings()
+        self.user = ""
+        self.backend = None
+        self.data_tool = None
+        self.policy_tool = None
+        self.agent = None
+        self.agent_conversation: int | None = None
+
+    # -- setup ----------------------------------------------------------------------------------
+    @Slot(object, str)
+    def start(self, settings: Settings, user: str) -> None:
+        """Load the employee data, the policy index and the model, reporting each as it is ready."""
+        self.settings, self.user = settings, user
+        self.agent = None
+        self.load_data()
+        self.load_policies()
+        self.load_model()
+
+    @Slot(str)
+    def set_user(self, user: str) -> None:
+        """Another person signed in: their access applies from the next question on."""
+        self.user = user
+        self.agent = None
+        self.load_data()
+
+    @Slot()
+    def load_data(self) -> None:
+        from engine.assistant import build_data_tool
+
+        self.status.emit("Loading employee data…")
+        try:
+            self.data_tool = build_data_tool(self.settings)
+            table = self.data_tool.table
+            name_col = table.role("name")
+            names = sorted(str(n) for n in table.df[name_col].dropna()) if name_col else []
+            info = {"employees": names, "username_column": table.role("username"), "source": table.source}
+            if self.user:
+                viewer = self.data_tool.viewer(self.user)
+                info.update(user=viewer.name, role=viewer.role, found=viewer.row is not None)
+            self.data_ready.emit(info)
+        except HRAssistantError as exc:
+            self.data_tool = None
+            self.data_failed.emit(exc.message, exc.hint)
+
+    @Slot()
+    def load_policies(self) -> None:
+        from engine.assistant import build_policy_index
+        from engine.tools.policy_search import PolicySearchTool
+
+        self.status.emit("Loading the policy index…")
+        try:
+            index = build_policy_index(self.settings)
+            self.policy_tool = PolicySearchTool(index)
+            self.policies_ready.emit(index.last_report)
+        except HRAssistantError as exc:
+            self.policy_tool = None
+            self.policies_failed.emit(exc.message, exc.hint)
+
+    @Slot()
+    def load_model(self) -> None:
+        from engine.models import no_model_message, resolve_model_path
+
+        self.status.emit("Loading the chat model…")
+        if self.backend is not None and hasattr(self.backend, "close"):
+            self.backend.close()
+        self.backend = None
+        try:
+            if self.backend_factory is not None:
+                self.backend = self.backend_factory(self.settings)
+            else:
+                from engine.llama_backend import LlamaBackend
+
+                try:
+                    path = resolve_model_path(None, self.settings)
+                except SetupError as exc:
+                    if not self.settings.model_path:
+                        self.model_missing.emit(no_model_message())
+                        return
+                    raise exc
+                self.backend = LlamaBackend(path, self.settings)
+        except HRAssistantError as exc:
+            self.model_failed.emit(exc.message, exc.hint)
+            return
+        except MemoryError:
+            self.model_failed.emit("The model does not fit into memory.",
+                                   "Lower the context size in Settings or choose a smaller model.")
+            return
+        info = getattr(self.backend, "info", None)
+        self.model_ready.emit(info.summary() if info is not None else {"name": getattr(self.backend, "name", "model")})
+        self.status.emit("Ready")
+
+    @Slot(object)
+    def use_index(self, index) -> None:
+        """A re-index finished on the index thread: search the new index from now on."""
+        from engine.tools.policy_search import PolicySearchTool
+
+        self.policy_tool = PolicySearchTool(index)
+        self.agent = None
+
+    # -- chat -----------------------------------------------------------------------------------
+    def _agent(self, conversation: int, history: list[dict]):
+        from engine.agent import Agent
+        from engine.assistant import build_context
+        from engine.tools.calculator import CalculatorTool
+        from engine.tools.registry import ToolRegistry
+
+        if self.agent is None or self.agent_conversation != conversation:
+            tools = ToolRegistry([t for t in (self.policy_tool, self.data_tool, CalculatorTool()) if t is not None])
+            self.agent = Agent(self.backend, tools, build_context(self.user, tools),
+                               max_steps=self.settings.max_steps, max_tokens=self.settings.max_answer_tokens)
+            self.agent.history = list(history)
+            self.agent_conversation = conversation
+        return self.agent
+
+    @Slot(int, str, object)
+    def ask(self, conversation: int, question: str, history: list) -> None:
+        """Answer ``question`` in ``conversation``; ``history`` is used when the chat is new to the agent."""
+        self.cancel_event.clear()
+        if self.backend is None:
+            self.failed.emit("No chat model is loaded.", "Choose a GGUF model file in Settings.")
+            return
+        try:
+            agent = self._agent(conversation, history)
+            for step in agent.run(question, self.cancel_event):
+                self.step.emit(step)
+            self.answered.emit(agent.last_trace)
+        except Exception as exc:  # never let the worker thread die
+            self.agent = None
+            traceback.print_exc()
+            self.failed.emit(f"The assistant stopped unexpectedly ({type(exc).__name__}: {exc}).",
+                             "Your chat is saved; try again, or restart the app.")
+
+    @Slot()
+    def forget_last_turn(self) -> None:
+        """Regenerate / edit: the last question and answer leave the model's context."""
+        if self.agent is not None and len(self.agent.history) >= 2:
+            del self.agent.history[-2:]
+
+    # -- without a model ------------------------------------------------------------------------
+    @Slot(str)
+    def search(self, query: str) -> None:
+        if self.policy_tool is None:
+            self.search_done.emit(query, [])
+            return
+        try:
+            self.search_done.emit(query, self.policy_tool.index.search(query, k=5))
+        except HRAssistantError as exc:
+            self.failed.emit(exc.message, exc.hint)
+
+    @Slot()
+    def my_record(self) -> None:
+        """The signed-in user's own row of the employee data."""
+        from engine.tools.base import ToolContext
+        from engine.tools.employee_data import py_string
+
+        if self.data_tool is None:
+            self.failed.emit("The employee data is not loaded.", "Check the employee file in Settings.")
+            return
+        table = self.data_tool.table
+        viewer = self.data_tool.viewer(self.user)
+        name_col = table.role("name")
+        query = f"df[df[{py_string(name_col)}] == {py_string(viewer.name)}]"
+        try:
+            result = self.data_tool.run(query, ToolContext(user=self.user, role=viewer.role,
+                                                           today=_dt.date.today().isoformat()))
+            self.lookup_done.emit(result)
+        except HRAssistantError as exc:
+            self.failed.emit(exc.message, exc.hint)
+
+
+class IndexWorker(QObject):
+    """Re-indexes the policy folder on its own thread, so chat continues meanwhile."""
+
+    progress = Signal(str, int, int)
+    done = Signal(object, object)  # index, report
+    failed = Signal(str, str)
+
+    @Slot(object, bool)
+    def reindex(self, settings: Settings, rebuild: bool) -> None:
+        from engine.assistant import get_embedder, policies_path
+        from engine.policy.index import PolicyIndex
+
+        try:
+            index = PolicyIndex(policies_path(settings), get_embedder(settings))
+            report = index.update(rebuild=rebuild, progress=lambda s, d, t: self.progress.emit(s, d, t))
+            index.last_report = report
+            self.done.emit(index, report)
+        except HRAssistantError as exc:
+            self.failed.emit(exc.message, exc.hint)
+        except Exception as exc:
+            self.failed.emit(f"Indexing failed ({type(exc).__name__}: {exc}).", "Check the policy folder.")

@@ -1,0 +1,246 @@
+"""The desktop window, offscreen with pytest-qt, against the scripted and the real tiny model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QUrl  # noqa: E402
+
+from desktop.history import ChatStore  # noqa: E402
+from desktop.ui.main_window import MainWindow  # noqa: E402
+from desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
+from engine.scripted_backend import ScriptedBackend  # noqa: E402
+from engine.settings import Settings, data_dir  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+
+ANSWER = ("Done.\nFinal Answer: Yes — once a year you can encash up to 10 days [1]. For 10 days you would get "
+          "**$1,769.23** (46,000 / 260 × 10).")
+SCRIPT = [
+    "I will search.\nAction: policy_search\nAction Input: encashment of annual leave\n",
+    'I need the pay.\nAction: employee_data\nAction Input: df[df["full_name"] == "Pedro Alves"]["annual_salary_usd"]\n',
+    "Compute.\nAction: calculator\nAction Input: round(46000 / 260 * 10, 2)\n",
+    ANSWER,
+]
+
+
+@pytest.fixture(autouse=True)
+def _warm_embedder():
+    """Load the embedding model once in this thread (the window's worker then reuses it)."""
+    from engine.assistant import get_embedder
+
+    get_embedder(Settings())
+
+
+def make_window(qtbot, backend=None, user="Pedro Alves", store=None, **kw):
+    factory = (lambda s: backend) if backend is not None else None
+    window = MainWindow(Settings(user=user), store=store, backend_factory=factory, ask_sign_in=False, **kw)
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def wait_ready(qtbot, window):
+    qtbot.waitUntil(lambda: window.model_loaded or window.first_run.isVisible(), timeout=60000)
+    qtbot.waitUntil(lambda: window.role != "", timeout=10000)
+
+
+def test_question_streams_tokens_fills_trace_and_sources(qtbot):
+    backend = ScriptedBackend(list(SCRIPT), token_delay=0.01)
+    window = make_window(qtbot, backend)
+    wait_ready(qtbot, window)
+    assert window.user_label.text().startswith("<b>Pedro Alves</b>") and window.role == "employee"
+    window.input.setPlainText("Can I cash out unused vacation leave, and how much would I get for 10 days?")
+    window.send()
+    # the answer appears piece by piece while the model writes
+    qtbot.waitUntil(lambda: "once a year" in window.transcript.toPlainText() and window.busy, timeout=20000)
+    assert "$1,769.23" not in window.transcript.toPlainText()
+    qtbot.waitUntil(lambda: not window.busy, timeout=20000)
+    text = window.transcript.toPlainText()
+    assert "$1,769.23" in text and "Sources:" in text
+    kinds = [window.trace_tree.topLevelItem(i).text(0) for i in range(window.trace_tree.topLevelItemCount())]
+    assert kinds.count("Tool") == 3 and "Observation" in kinds and "Model" in kinds
+    assert window.sources.count() == 4 and "leave-policy.md" in window.sources.item(0).text()
+    assert window.data_table.rowCount() == 1  # the salary lookup as a real table
+    assert window.copy_button.isEnabled() and window.regenerate_button.isEnabled()
+
+
+def test_stop_cancels_within_a_second(qtbot):
+    backend = ScriptedBackend(["Long.\nFinal Answer: " + "word " * 2000], token_delay=0.01)
+    window = make_window(qtbot, backend)
+    wait_ready(qtbot, window)
+    window.send("Tell me everything")
+    qtbot.waitUntil(lambda: "word" in window.transcript.toPlainText(), timeout=10000)
+    import time
+
+    t0 = time.perf_counter()
+    window.stop()
+    qtbot.waitUntil(lambda: not window.busy, timeout=1000)
+    assert time.perf_counter() - t0 < 1.0
+    assert "(stopped)" in window.transcript.toPlainText()
+
+
+def test_history_survives_a_restart(qtbot, tmp_path):
+    store_path = tmp_path / "chats.sqlite3"
+    window = make_window(qtbot, ScriptedBackend(["Hi.\nFinal Answer: Hello Pedro!"]), store=ChatStore(store_path))
+    wait_ready(qtbot, window)
+    window.send("Hello")
+    qtbot.waitUntil(lambda: not window.busy, timeout=10000)
+    window.close()
+    again = make_window(qtbot, ScriptedBackend([]), store=ChatStore(store_path))
+    wait_ready(qtbot, again)
+    qtbot.waitUntil(lambda: again.chat_list.count() == 1, timeout=5000)
+    assert again.chat_list.item(0).text() == "Hello"
+    assert "Hello Pedro!" in again.transcript.toPlainText()
+    again.export_chat(path=str(tmp_path / "chat.md"))
+    assert "**HR assistant**:" in (tmp_path / "chat.md").read_text()
+
+
+def test_regenerate_and_edit_last_question(qtbot):
+    backend = ScriptedBackend(["A.\nFinal Answer: first", "B.\nFinal Answer: second"])
+    window = make_window(qtbot, backend)
+    wait_ready(qtbot, window)
+    window.send("Question one")
+    qtbot.waitUntil(lambda: not window.busy, timeout=10000)
+    window.regenerate()
+    qtbot.waitUntil(lambda: not window.busy and "second" in window.transcript.toPlainText(), timeout=10000)
+    assert "first" not in window.transcript.toPlainText()
+    assert [m.content for m in window.store.messages(window.conversation)] == ["Question one", "second"]
+    window.edit_last()
+    assert window.input.toPlainText() == "Question one" and window.store.messages(window.conversation) == []
+
+
+def test_chats_rename_delete(qtbot):
+    window = make_window(qtbot, ScriptedBackend(["x\nFinal Answer: y"]))
+    wait_ready(qtbot, window)
+    window.send("First question")
+    qtbot.waitUntil(lambda: not window.busy, timeout=10000)
+    conv = window.conversation
+    window.rename_chat(conv, "Leave questions")
+    assert window.chat_list.item(0).text() == "Leave questions"
+    window.delete_chat(conv, confirm=False)
+    assert window.chat_list.count() == 0 and window.store.conversations("Pedro Alves") == []
+
+
+def test_first_run_without_model_still_searches_and_shows_my_record(qtbot, monkeypatch):
+    monkeypatch.setattr("engine.models.model_dirs", lambda: [])
+    window = make_window(qtbot)
+    wait_ready(qtbot, window)
+    assert window.first_run.isVisible() and "GGUF" in window.first_run.toPlainText()
+    assert window.choose_model_button.isVisible() and window.model_status.text() == "No chat model"
+    window.search_box.setText("per diem abroad")
+    window.search_box.returnPressed.emit()
+    qtbot.waitUntil(lambda: window.sources.count() > 0, timeout=10000)
+    assert "travel-and-expenses.docx" in window.sources.item(0).text()
+    window.record_button.click()
+    qtbot.waitUntil(lambda: window.data_table.rowCount() == 1, timeout=10000)
+    headers = [window.data_table.horizontalHeaderItem(i).text() for i in range(window.data_table.columnCount())]
+    assert "sick_days_remaining" in headers
+    window.send("anything")  # refused with a message, nothing crashes
+    assert window.last_problem[0] == "No chat model"
+
+
+def test_corrupt_model_shows_cause_and_app_keeps_running(qtbot, tmp_path):
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x01" * 4)
+    window = MainWindow(Settings(user="Pedro Alves", model_path=str(bad)), ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.last_problem is not None and "model" in window.last_problem[0], timeout=60000)
+    assert "broken.gguf" in window.last_problem[1] and window.first_run.isVisible()
+
+
+def test_settings_dialog_refuses_a_bad_model_file(qtbot, tmp_path):
+    bad = tmp_path / "notes.gguf"
+    bad.write_text("these are not model weights")
+    dialog = SettingsDialog(Settings(), can_change_sources=False)
+    qtbot.addWidget(dialog)
+    dialog.model.setText(str(bad))
+    dialog.try_accept()
+    assert dialog.result_settings is None and "not a GGUF model" in dialog.error.text()
+    assert not dialog.sources["policies_path"].parent().isEnabled()  # only HR may change data sources
+
+
+def test_settings_dialog_shows_model_details_and_accepts(qtbot, tiny_model_path):
+    dialog = SettingsDialog(Settings(), can_change_sources=True)
+    qtbot.addWidget(dialog)
+    dialog.model.setText(str(tiny_model_path))
+    dialog.numbers["n_ctx"].setValue(2048)
+    dialog.try_accept()
+    assert "tiny-random-test-model — llama" in dialog.model_info.text()
+    assert dialog.result_settings.n_ctx == 2048 and dialog.result_settings.model_path == str(tiny_model_path)
+
+
+def test_real_engine_with_tiny_model(qtbot, tiny_model_path):
+    from engine.llama_backend import LlamaBackend
+
+    backend = LlamaBackend(tiny_model_path, Settings(n_ctx=8192, n_threads=2, seed=7))
+    window = make_window(qtbot, backend)
+    wait_ready(qtbot, window)
+    window.settings = window.worker.settings = Settings(user="Pedro Alves", max_steps=1, max_answer_tokens=300)
+    window.send("How many sick days do I have left?")
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    assert window.trace_tree.topLevelItemCount() >= 2
+    assert window.store.messages(window.conversation)[-1].role == "assistant"
+    backend.close()
+
+
+def test_citation_link_opens_passage_viewer(qtbot, monkeypatch):
+    opened = []
+    monkeypatch.setattr("desktop.ui.main_window.PassageDialog.exec", lambda self: opened.append(self.windowTitle()))
+    backend = ScriptedBackend(list(SCRIPT))
+    window = make_window(qtbot, backend)
+    wait_ready(qtbot, window)
+    window.send("Can I cash out vacation leave?")
+    qtbot.waitUntil(lambda: not window.busy, timeout=20000)
+    window._on_link(QUrl("cite:1:0"))
+    assert opened == ["[1] leave-policy.md"]
+
+
+def test_screenshot_of_the_real_application(tmp_path, tiny_model_path):
+    """Start the real app in its own process (under Xvfb when available), answer a question, save a screenshot."""
+    shot = ROOT / "docs" / "screenshot.png" if os.environ.get("HR_ASSISTANT_SAVE_SCREENSHOT") else tmp_path / "s.png"
+    env = {**os.environ, "HR_ASSISTANT_DATA_DIR": str(tmp_path / "d"), "HR_ASSISTANT_CONFIG_DIR": str(tmp_path / "c")}
+    script = f"""
+import sys
+from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QTimer
+from engine.scripted_backend import ScriptedBackend
+from engine.settings import Settings
+from desktop.app import apply_theme
+from desktop.ui.main_window import MainWindow
+app = QApplication(sys.argv)
+apply_theme(app)
+w = MainWindow(Settings(user="Pedro Alves"), backend_factory=lambda s: ScriptedBackend({SCRIPT!r}), ask_sign_in=False)
+w.show()
+def ask():
+    if not w.model_loaded:
+        return QTimer.singleShot(200, ask)
+    w.send("Can I cash out unused vacation leave, and how much would I get for 10 days?")
+    QTimer.singleShot(300, done)
+def done():
+    if w.busy:
+        return QTimer.singleShot(200, done)
+    app.processEvents()
+    w.grab().save({str(shot)!r})
+    app.quit()
+QTimer.singleShot(200, ask)
+app.exec()
+"""
+    cmd = [sys.executable, "-c", script]
+    xvfb = subprocess.run(["which", "xvfb-run"], capture_output=True, text=True).stdout.strip()
+    if xvfb:
+        cmd = [xvfb, "-a", "-s", "-screen 0 1280x800x24"] + cmd
+        env.pop("QT_QPA_PLATFORM", None)
+    else:
+        env["QT_QPA_PLATFORM"] = "offscreen"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert shot.exists() and shot.stat().st_size > 10_000
