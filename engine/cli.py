@@ -225,7 +225,11 @@ def cmd_settings(args: argparse.Namespace) -> int:
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
+    import importlib.util
+
     try:
+        if importlib.util.find_spec("PySide6") is None:  # Qt is not installed: no window possible
+            raise ImportError("PySide6")
         from desktop.app import run as run_gui  # type: ignore[import-not-found]
     except ImportError:
         print("The desktop window is not installed in this build; starting a chat in the terminal.", file=sys.stderr)
@@ -273,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_data)
+
+    p = sub.add_parser("gui", help="open the desktop window (the default without a command)")
+    p.set_defaults(func=cmd_gui, user=None, model=None, employees=None, policies=None)
 
     p = sub.add_parser("settings", help="show the settings and where they are stored")
     p.set_defaults(func=cmd_settings)

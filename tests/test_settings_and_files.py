@@ -114,10 +114,22 @@ def test_engine_never_imports_qt():
                 names = [node.module]
             if any(n.split(".")[0] in ("PySide6", "PyQt5", "PyQt6", "desktop") for n in names):
                 offenders.append(str(path.relative_to(ROOT)))
-    # The CLI may open the window, but only through a lazy import of desktop.app in one place.
+    # The CLI may open the window, but only through a lazy import of desktop.app inside a function.
     assert offenders in ([], ["engine/cli.py"])
-    src = (ROOT / "engine" / "cli.py").read_text()
-    assert "PySide6" not in src
+    tree = ast.parse((ROOT / "engine" / "cli.py").read_text(encoding="utf-8"))
+    top_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert not any(isinstance(n, ast.ImportFrom) and (n.module or "").startswith("desktop") for n in top_level)
+
+
+def test_engine_imports_without_qt_installed():
+    """Importing the engine (CLI included) loads no Qt module."""
+    import subprocess
+    import sys
+
+    code = ("import sys, engine.cli, engine.agent, engine.assistant, engine.llama_backend; "
+            "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'desktop'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_only_one_module_imports_llama_cpp():
