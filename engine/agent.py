@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from .errors import Cancelled, HRAssistantError, ModelOutputError, SetupError
+from .grounding import ungrounded_numbers
 from .llm import Generation, ModelBackend
 from .parser import FINAL_MARKER, parse_turn
 from .steps import (
@@ -244,8 +245,11 @@ class Agent:
                                   f"incomplete.)\n\n{answer}")
                     segments.append(_Segment(text))
                     trace.steps.append(TraceStep(thought=turn.thought))
+                    sources = [question, *(s.observation or "" for s in segments),
+                               *(m["content"] for m in self.history)]
+                    trace.ungrounded_numbers = ungrounded_numbers(turn.final, sources)
                     self._finish(trace, question, segments, answer, complete, started)
-                    yield FinalAnswer(answer, complete)
+                    yield FinalAnswer(answer, complete, trace.ungrounded_numbers)
                     return
                 yield ActionStep(turn.action, turn.action_input)
                 key = (turn.action, self.tools.get(turn.action).normalise_input(turn.action_input))

@@ -214,6 +214,43 @@ def cmd_search(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run an evaluation suite on a model (or on scripted outputs) and report the figures."""
+    from .evaluation import Evaluator, format_table, load_suite
+
+    settings = _settings(args)
+    cases = load_suite(args.suite)
+    if args.scripted:
+        from .scripted_backend import ScriptedBackend
+
+        scripts = json.loads(open(args.scripted, encoding="utf-8").read())
+        missing = [c.id for c in cases if c.id not in scripts]
+        if missing:
+            raise SettingsError(f"The script file has no outputs for: {', '.join(missing[:5])}.")
+
+        def backend_for(case):
+            return ScriptedBackend(scripts[case.id])
+    else:
+        from .assistant import load_backend
+
+        backend = load_backend(settings, args.model)
+
+        def backend_for(case):
+            return backend
+    evaluator = Evaluator(backend_for, settings, args.employees or "", args.policies or "")
+    show = sys.stderr.isatty()
+    report = evaluator.run(cases, progress=(lambda i, n, r: _progress_bar("cases", i, n)) if show else None)
+    report["model"] = "scripted" if args.scripted else getattr(backend, "name", "")
+    print(format_table(report))
+    if args.json:
+        from .settings import atomic_write_text
+        from pathlib import Path
+
+        atomic_write_text(Path(args.json), json.dumps(report, ensure_ascii=False, indent=2))
+        print(f"JSON report: {args.json}")
+    return EXIT_OK
+
+
 def cmd_settings(args: argparse.Namespace) -> int:
     from .settings import settings_file
 
@@ -277,6 +314,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_data)
+
+    p = sub.add_parser("eval", help="run an evaluation suite (JSON Lines) and report accuracy and speed")
+    p.add_argument("suite")
+    p.add_argument("--json", help="write the full report as JSON to this file")
+    p.add_argument("--scripted", help="JSON file: case id -> list of model outputs (tests the harness itself)")
+    _add_model_options(p)
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("gui", help="open the desktop window (the default without a command)")
     p.set_defaults(func=cmd_gui, user=None, model=None, employees=None, policies=None)

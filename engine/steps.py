@@ -70,6 +70,7 @@ class ObservationStep(Step):
 class FinalAnswer(Step):
     answer: str
     complete: bool = True  # False: step limit, context limit or cut short
+    ungrounded_numbers: list[str] = field(default_factory=list)  # numbers no observation or question holds
     kind = "final"
 
 
@@ -115,6 +116,7 @@ class Trace:
     tool_seconds: float = 0.0
     seconds: float = 0.0
     error: str | None = None
+    ungrounded_numbers: list[str] = field(default_factory=list)  # numbers of the answer with no source
     per_call: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:

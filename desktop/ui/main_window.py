@@ -474,7 +474,7 @@ class MainWindow(QMainWindow):
         citations = self._citations(trace)
         record = {"answer_complete": trace.complete, "steps": [vars(s) for s in trace.steps],
                   "citations": citations, "llm_calls": trace.llm_calls, "seconds": trace.seconds,
-                  "error": trace.error}
+                  "error": trace.error, "ungrounded": trace.ungrounded_numbers}
         msg.pop("streaming", None)
         msg["trace"] = record
         if msg["content"]:
@@ -545,6 +545,10 @@ class MainWindow(QMainWindow):
         for i, m in enumerate(self.messages):
             who = "You" if m["role"] == "user" else "HR assistant"
             content = m["content"] or ("…" if m.get("streaming") else "")
+            ungrounded = (m.get("trace") or {}).get("ungrounded") or []
+            if ungrounded:
+                content += ("\n\n⚠ *Check these numbers — no looked-up data or policy contains them: "
+                            f"{', '.join(ungrounded)}*")
             citations = (m.get("trace") or {}).get("citations") or []
             if citations:
                 links = " · ".join(f"[[{c['n']}] {c['source']} › {c['section'].split(' › ')[-1]}](cite:{i}:{k})"
