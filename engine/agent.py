@@ -236,6 +236,15 @@ class Agent:
                     segments.append(_Segment(text, f"Error: {exc}"))
                     trace.steps.append(TraceStep(thought=text.strip(), observation=f"Error: {exc}", ok=False))
                     yield ObservationStep("", "", f"Error: {exc}", ok=False)
+                    if not allow_tools:
+                        # Even the forced final answer failed (cut off by the token limit): say so honestly.
+                        answer = (f"I could not finish an answer within my limits ({self.max_steps} tool steps, "
+                                  f"{self.max_tokens} tokens per step). Please ask a narrower question, or raise "
+                                  "the limits in Settings.")
+                        self._finish(trace, question, segments + [_Segment("Final Answer: " + answer)], answer,
+                                     False, started)
+                        yield FinalAnswer(answer, False)
+                        return
                     continue
                 if turn.final is not None:
                     answer = turn.final

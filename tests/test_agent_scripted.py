@@ -241,3 +241,12 @@ def test_no_tools_registry_still_answers():
 def test_malformed_turns_never_crash(bad):
     agent, backend, _ = make([bad, final("ok")])
     assert agent.ask("q").answer == "ok"
+
+
+def test_unparseable_forced_final_answer_ends_honestly():
+    outputs = [call("lookup", "a"), "cut off before any final answer"]
+    agent, backend, tool = make(outputs, max_steps=1)
+    steps = list(agent.run("q"))
+    assert isinstance(steps[-1], FinalAnswer) and not steps[-1].complete
+    assert "could not finish an answer" in steps[-1].answer
+    assert agent.history[-1]["role"] == "assistant"

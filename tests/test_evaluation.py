@@ -130,3 +130,23 @@ def test_cli_eval_scripted_writes_json(tmp_path, capsys):
     assert "answer accuracy 1.000" in printed and "deny" in printed
     report = json.loads(out.read_text())
     assert set(report) >= {"summary", "cases"} and len(report["cases"]) == 4
+
+
+@pytest.mark.slow
+def test_peer_langchain_side_by_side_on_tiny_model(capsys):
+    """The old LangChain design and ours on the same generated GGUF and the same cases: one table."""
+    pytest.importorskip("langchain_community")
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from benchmarks import peer_langchain
+
+    argv = sys.argv
+    sys.argv = ["peer_langchain.py", "--ids", "cal-01,none-01", "--max-tokens", "48", "--n-ctx", "4096"]
+    try:
+        peer_langchain.main()
+    finally:
+        sys.argv = argv
+    out = capsys.readouterr().out
+    assert "ours (grammar, one call per step)" in out and "LangChain ReAct (old app design)" in out
+    assert "2 cases" in out
