@@ -33,7 +33,7 @@ from .steps import (
     Trace,
     TraceStep,
 )
-from .tools.base import ToolContext, ToolResult
+from .tools.base import ToolContext
 from .tools.registry import TURN_PREFIX, ToolRegistry
 
 log = logging.getLogger(__name__)

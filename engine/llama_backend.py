@@ -31,7 +31,7 @@ from typing import Iterator, Sequence
 from .chat_template import ChatTemplate
 from .errors import ModelFileError, SetupError
 from .gguf_info import GGUFInfo, known_architectures, read_gguf_info
-from .llm import Generation, GenerationStats, TokenCallback, drain
+from .llm import Generation, GenerationStats, StreamingBackend
 from .settings import Settings
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ def check_model_file(path: str | Path, settings: Settings | None = None) -> GGUF
     return info
 
 
-class LlamaBackend:
+class LlamaBackend(StreamingBackend):
     """A GGUF chat model run by llama.cpp on the CPU (or partly on a GPU)."""
 
     #: Sample first and check only the chosen token against the grammar (llama.cpp's
@@ -338,18 +338,6 @@ class LlamaBackend:
             return -1
         # The samplers may sort or shrink the array in place; read the chosen entry through the pointer.
         return int(arr.data[arr.selected].id)
-
-    def generate(
-        self,
-        prompt: str,
-        grammar: str | None = None,
-        stop: Sequence[str] = (),
-        on_token: TokenCallback | None = None,
-        *,
-        max_tokens: int = 512,
-        cancel: threading.Event | None = None,
-    ) -> Generation:
-        return drain(self.stream(prompt, grammar, stop, max_tokens=max_tokens, cancel=cancel), on_token)
 
     def stream(
         self,

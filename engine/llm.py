@@ -92,3 +92,23 @@ def drain(pieces: Iterator[str], on_token: TokenCallback | None) -> Generation:
             return done.value
         if on_token is not None:
             on_token(piece)
+
+
+class StreamingBackend:
+    """Base for backends that implement ``stream()``: ``generate()`` is the same call, drained."""
+
+    def generate(
+        self,
+        prompt: str,
+        grammar: str | None = None,
+        stop: Sequence[str] = (),
+        on_token: TokenCallback | None = None,
+        *,
+        max_tokens: int = 512,
+        cancel: threading.Event | None = None,
+    ) -> Generation:
+        return drain(self.stream(prompt, grammar, stop, max_tokens=max_tokens, cancel=cancel), on_token)
+
+    def stream(self, prompt: str, grammar: str | None = None, stop: Sequence[str] = (), *, max_tokens: int = 512,
+               cancel: threading.Event | None = None) -> Iterator[str]:  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -16,7 +16,7 @@ from collections import deque
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .chat_template import ChatTemplate
-from .llm import Generation, GenerationStats, TokenCallback, drain
+from .llm import Generation, GenerationStats, StreamingBackend
 
 _PIECES = re.compile(r"\w+|\s|[^\w\s]")
 Script = str | Callable[[str], str]
@@ -26,7 +26,7 @@ def pseudo_tokens(text: str) -> list[str]:
     return _PIECES.findall(text)
 
 
-class ScriptedBackend:
+class ScriptedBackend(StreamingBackend):
     """Queued outputs in, the same :class:`Generation` objects out."""
 
     name = "scripted"
@@ -49,18 +49,6 @@ class ScriptedBackend:
 
     def count_tokens(self, text: str) -> int:
         return len(pseudo_tokens(text))
-
-    def generate(
-        self,
-        prompt: str,
-        grammar: str | None = None,
-        stop: Sequence[str] = (),
-        on_token: TokenCallback | None = None,
-        *,
-        max_tokens: int = 512,
-        cancel: threading.Event | None = None,
-    ) -> Generation:
-        return drain(self.stream(prompt, grammar, stop, max_tokens=max_tokens, cancel=cancel), on_token)
 
     def stream(
         self,

@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +17,7 @@ from desktop.history import ChatStore  # noqa: E402
 from desktop.ui.main_window import MainWindow  # noqa: E402
 from desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
 from engine.scripted_backend import ScriptedBackend  # noqa: E402
-from engine.settings import Settings, data_dir  # noqa: E402
+from engine.settings import Settings  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
 ANSWER = ("Done.\nFinal Answer: Yes — once a year you can encash up to 10 days [1]. For 10 days you would get "
