@@ -251,6 +251,109 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_models(args: argparse.Namespace) -> int:
+    """`models list`: every GGUF found, with size, architecture and context; `models verify`: SHA-256 check."""
+    from pathlib import Path
+
+    from .errors import ModelFileError
+    from .gguf_info import read_gguf_info
+    from .models import find_models, model_dirs, sha256_file
+
+    if args.models_command == "verify":
+        path = Path(args.file).expanduser()
+        read_gguf_info(path)  # a clear error for a missing or non-GGUF file first
+        digest = sha256_file(path)
+        expected = (args.sha256 or "").strip().lower()
+        print(f"{path}: sha256 {digest}")
+        if expected and digest != expected:
+            raise ModelFileError(f"{path.name} does not match the expected SHA-256 ({expected[:12]}…).",
+                                 hint="The file is damaged or a different file: copy it again from its source.")
+        if expected:
+            print("OK: the file matches the expected SHA-256.")
+        return EXIT_OK
+    found = find_models()
+    explicit = load_settings().model_path
+    if explicit and Path(explicit).expanduser() not in found:
+        found.append(Path(explicit).expanduser())
+    if not found:
+        print("No GGUF model found in: " + ", ".join(str(d) for d in model_dirs()))
+        return EXIT_OK
+    for path in found:
+        try:
+            info = read_gguf_info(path)
+            print(f"{path}\n    {info.name}: {info.architecture}, {info.size_bytes / 1024**3:.2f} GB, "
+                  f"context {info.context_length:,} tokens, {info.n_layer} layers")
+        except ModelFileError as exc:
+            print(f"{path}\n    unusable: {exc}")
+    return EXIT_OK
+
+
+def cmd_self_check(args: argparse.Namespace) -> int:
+    """Headless check of every part: embedding model, a temporary index, search, data query, calculation
+    and, with a model, one agent question. Prints each check; exits non-zero on any failure."""
+    import datetime as _dt
+    import tempfile
+    import time
+    from pathlib import Path
+
+    settings = load_settings()
+    failures = 0
+
+    def check(name, fn):
+        nonlocal failures
+        t0 = time.perf_counter()
+        try:
+            detail = fn()
+            print(f"ok    {name} ({time.perf_counter() - t0:.2f}s): {detail}")
+        except Exception as exc:  # report every failure, then go on
+            failures += 1
+            print(f"FAIL  {name}: {exc}")
+
+    from .assistant import build_data_tool, get_embedder, sample_data_dir
+    from .tools.base import ToolContext
+    from .tools.calculator import evaluate, format_number
+
+    state: dict = {}
+    check("embedding model", lambda: f"{get_embedder(settings).name}, {get_embedder(settings).dim} dimensions")
+
+    def index():
+        from .policy.index import PolicyIndex
+
+        store = Path(tempfile.mkdtemp(prefix="hr-self-check-"))
+        state["index"] = PolicyIndex(sample_data_dir() / "policies", get_embedder(settings), store=store / "index")
+        report = state["index"].update()
+        if report.failed or not report.chunks:
+            raise RuntimeError(f"indexing problems: {report.failed or 'no passages'}")
+        return report.summary()
+
+    check("policy index (temporary, sample policies)", index)
+    check("policy search", lambda: state["index"].search("cash out unused vacation leave", k=1)[0].section)
+
+    def data():
+        tool = build_data_tool(settings)
+        user = tool.viewer("Priya Raman").name
+        return tool.run("len(df)", ToolContext(user=user, today=_dt.date.today().isoformat())).text + " employees"
+
+    check("employee data query", data)
+    check("calculator", lambda: "46000 / 260 * 10 = " + format_number(evaluate("round(46000 / 260 * 10, 2)")))
+    if args.model or settings.model_path:
+        def agent():
+            from .assistant import build_agent, load_backend
+
+            backend = load_backend(settings, args.model)
+            trace = build_agent(backend, settings.replace(max_steps=2), "Pedro Alves").ask(
+                "How many sick days do I have left?")
+            if trace.error:
+                raise RuntimeError(trace.error)
+            return f"{trace.llm_calls} model calls, {trace.completion_tokens} tokens, {trace.seconds:.1f}s"
+
+        check("agent question with the model", agent)
+    else:
+        print("skip  agent question (no --model given and no model in the settings)")
+    print("self-check passed" if not failures else f"self-check FAILED: {failures} check(s)")
+    return EXIT_OK if not failures else EXIT_FAILED
+
+
 def cmd_settings(args: argparse.Namespace) -> int:
     from .settings import settings_file
 
@@ -322,6 +425,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_options(p)
     p.set_defaults(func=cmd_eval)
 
+    p = sub.add_parser("models", help="list the GGUF models found, or verify a file's SHA-256")
+    msub = p.add_subparsers(dest="models_command", required=True)
+    msub.add_parser("list", help="every model file found, with size, architecture and context length")
+    v = msub.add_parser("verify", help="check a model file against a known SHA-256")
+    v.add_argument("file")
+    v.add_argument("--sha256", help="expected SHA-256 (hex) as published with the model")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("self-check", help="check every part headless (also: --self-check)")
+    p.add_argument("--model", help="GGUF model file for one agent question")
+    p.set_defaults(func=cmd_self_check)
+
     p = sub.add_parser("gui", help="open the desktop window (the default without a command)")
     p.set_defaults(func=cmd_gui, user=None, model=None, employees=None, policies=None)
 
@@ -332,6 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--self-check" in argv:  # the bundle's documented spelling
+        argv = ["self-check"] + [a for a in argv if a != "--self-check"]
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
