@@ -367,6 +367,12 @@ def cmd_settings(args: argparse.Namespace) -> int:
 def cmd_gui(args: argparse.Namespace) -> int:
     import importlib.util
 
+    headless = (sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
+                and not os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("QT_QPA_PLATFORM"))
+    if headless:  # Qt would abort without a screen; say why and offer the terminal instead
+        print("No graphical display found (DISPLAY is not set); starting a chat in the terminal. "
+              "Run `hr-assistant` from a desktop session to open the window.", file=sys.stderr)
+        return cmd_chat(args)
     try:
         if importlib.util.find_spec("PySide6") is None:  # Qt is not installed: no window possible
             raise ImportError("PySide6")

@@ -65,3 +65,13 @@ def test_ask_streams_trace_with_scripted_model(monkeypatch, capsys):
     assert code == 0
     assert "Action: employee_data" in out and "Observation: 1 row:" in out
     assert out.rstrip().endswith("Answer: You have 10 sick days left.")
+
+
+def test_no_display_falls_back_to_terminal_with_a_reason(monkeypatch, capsys):
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.setattr("engine.models.model_dirs", lambda: [])
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "No graphical display found" in err and "No chat model" in err
