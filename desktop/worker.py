@@ -45,7 +45,7 @@ class EngineWorker(QObject):
         self.user = ""
         self.backend = None
         self.data_tool = None
-        self.policy_tool = None
+        self.policy_index = None
         self.agent = None
         self.agent_conversation: int | None = None
 
@@ -88,15 +88,13 @@ class EngineWorker(QObject):
     @Slot()
     def load_policies(self) -> None:
         from engine.assistant import build_policy_index
-        from engine.tools.policy_search import PolicySearchTool
 
         self.status.emit("Loading the policy index…")
         try:
-            index = build_policy_index(self.settings)
-            self.policy_tool = PolicySearchTool(index)
-            self.policies_ready.emit(index.last_report)
+            self.policy_index = build_policy_index(self.settings)
+            self.policies_ready.emit(self.policy_index.last_report)
         except HRAssistantError as exc:
-            self.policy_tool = None
+            self.policy_index = None
             self.policies_failed.emit(exc.message, exc.hint)
 
     @Slot()
@@ -135,20 +133,16 @@ class EngineWorker(QObject):
     @Slot(object)
     def use_index(self, index) -> None:
         """A re-index finished on the index thread: search the new index from now on."""
-        from engine.tools.policy_search import PolicySearchTool
-
-        self.policy_tool = PolicySearchTool(index)
+        self.policy_index = index
         self.agent = None
 
     # -- chat -----------------------------------------------------------------------------------
     def _agent(self, conversation: int, history: list[dict]):
         from engine.agent import Agent
-        from engine.assistant import build_context
-        from engine.tools.calculator import CalculatorTool
-        from engine.tools.registry import ToolRegistry
+        from engine.assistant import assemble_tools, build_context
 
         if self.agent is None or self.agent_conversation != conversation:
-            tools = ToolRegistry([t for t in (self.policy_tool, self.data_tool, CalculatorTool()) if t is not None])
+            tools = assemble_tools(self.policy_index, self.data_tool)
             self.agent = Agent(self.backend, tools, build_context(self.user, tools),
                                max_steps=self.settings.max_steps, max_tokens=self.settings.max_answer_tokens)
             self.agent.history = list(history)
@@ -182,11 +176,11 @@ class EngineWorker(QObject):
     # -- without a model ------------------------------------------------------------------------
     @Slot(str)
     def search(self, query: str) -> None:
-        if self.policy_tool is None:
+        if self.policy_index is None:
             self.search_done.emit(query, [])
             return
         try:
-            self.search_done.emit(query, self.policy_tool.index.search(query, k=5))
+            self.search_done.emit(query, self.policy_index.search(query, k=5))
         except HRAssistantError as exc:
             self.failed.emit(exc.message, exc.hint)
 

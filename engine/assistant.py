@@ -76,12 +76,19 @@ def build_policy_index(settings: Settings, sources: Sources | None = None, *, re
     return index
 
 
-def build_tools(settings: Settings, sources: Sources | None = None) -> ToolRegistry:
-    """The registry of tools for this installation: policy search, employee data, calculator."""
+def assemble_tools(policy_index=None, data_tool=None) -> ToolRegistry:
+    """The agent's tools in their fixed order; a part that could not be loaded (None) is left out."""
     from .tools.policy_search import PolicySearchTool
 
-    return ToolRegistry([PolicySearchTool(build_policy_index(settings, sources)), build_data_tool(settings, sources),
-                         CalculatorTool()])
+    tools = [PolicySearchTool(policy_index)] if policy_index is not None else []
+    if data_tool is not None:
+        tools.append(data_tool)
+    return ToolRegistry([*tools, CalculatorTool()])
+
+
+def build_tools(settings: Settings, sources: Sources | None = None) -> ToolRegistry:
+    """The registry of tools for this installation: policy search, employee data, calculator."""
+    return assemble_tools(build_policy_index(settings, sources), build_data_tool(settings, sources))
 
 
 def build_context(user: str, tools: ToolRegistry | None = None) -> ToolContext:

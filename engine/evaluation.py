@@ -142,17 +142,14 @@ class Evaluator:
         self._indexes: dict[str, Any] = {}
 
     def _tools(self, case: Case):
-        from .assistant import Sources, build_data_tool, build_policy_index
-        from .tools.calculator import CalculatorTool
-        from .tools.policy_search import PolicySearchTool
-        from .tools.registry import ToolRegistry
+        from .assistant import Sources, assemble_tools, build_data_tool, build_policy_index
 
         src = Sources(employees=case.employees or self.employees, policies=case.policies or self.policies)
         if src.employees not in self._data:
             self._data[src.employees] = build_data_tool(self.settings, src)
         if src.policies not in self._indexes:
             self._indexes[src.policies] = build_policy_index(self.settings, src)
-        return ToolRegistry([PolicySearchTool(self._indexes[src.policies]), self._data[src.employees], CalculatorTool()])
+        return assemble_tools(self._indexes[src.policies], self._data[src.employees])
 
     def run_case(self, case: Case) -> dict:
         from .agent import Agent

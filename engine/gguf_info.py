@@ -22,10 +22,6 @@ _STRING, _ARRAY = 8, 9
 _MAX_KV = 100_000
 _MAX_STRING = 64 * 1024 * 1024
 
-# Keys whose arrays we keep (small); other arrays are skipped and only their length kept.
-_KEEP_ARRAYS: frozenset[str] = frozenset()
-
-
 @dataclass
 class GGUFInfo:
     """What the app needs to know about a model file."""
@@ -130,7 +126,8 @@ class _Reader:
             raise self.corrupt(f"a string of {n} bytes")
         self.fh.seek(n, 1)
 
-    def value(self, vtype: int, keep_array: bool) -> Any:
+    def value(self, vtype: int) -> Any:
+        """A scalar or string; for an array (the vocabulary, merges) only its length: arrays are skipped."""
         if vtype in _SCALARS:
             return self.scalar(vtype)
         if vtype == _STRING:
@@ -140,8 +137,6 @@ class _Reader:
             (count,) = struct.unpack("<Q", self.read(8))
             if count > 50_000_000:
                 raise self.corrupt(f"an array of {count} items")
-            if keep_array:
-                return [self.value(etype, True) for _ in range(count)]
             if etype in _SCALARS:
                 self.fh.seek(struct.calcsize(_SCALARS[etype]) * count, 1)
             elif etype == _STRING:
@@ -149,7 +144,7 @@ class _Reader:
                     self.skip_string()
             else:
                 for _ in range(count):
-                    self.value(etype, False)
+                    self.value(etype)
             return count
         raise self.corrupt(f"an unknown value type {vtype}")
 
@@ -202,7 +197,7 @@ def read_gguf_info(path: str | Path) -> GGUFInfo:
         for _ in range(kv_count):
             key = reader.string()
             (vtype,) = struct.unpack("<I", reader.read(4))
-            metadata[key] = reader.value(vtype, key in _KEEP_ARRAYS)
+            metadata[key] = reader.value(vtype)
     if tensor_count == 0:
         raise ModelFileError(f"The file {path} holds no model weights (it is a GGUF without tensors).",
                              hint="Choose the model file itself, not a vocabulary or adapter file.")

@@ -471,7 +471,7 @@ class MainWindow(QMainWindow):
 
     def _on_answered(self, trace) -> None:
         msg = self._current()
-        citations = self._citations(trace)
+        citations = self._citations()
         record = {"answer_complete": trace.complete, "steps": [vars(s) for s in trace.steps],
                   "citations": citations, "llm_calls": trace.llm_calls, "seconds": trace.seconds,
                   "error": trace.error, "ungrounded": trace.ungrounded_numbers}
@@ -484,7 +484,7 @@ class MainWindow(QMainWindow):
         self.render()
         self.input.setFocus()
 
-    def _citations(self, trace) -> list[dict]:
+    def _citations(self) -> list[dict]:
         out = []
         for obs in self._observation_data:
             if isinstance(obs, dict) and obs.get("citations"):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import DataFileError
+from ..models import sha256_file
 from ..settings import atomic_write_text, data_dir
 from .chunker import CHUNKER_VERSION, Chunk, chunk_lines
 from .embedder import Embedder
@@ -72,14 +73,6 @@ def tokenize(text: str, expand: bool = False) -> list[str]:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @dataclass
@@ -140,6 +133,7 @@ class PolicyIndex:
         self.failed: dict[str, str] = {}
         self._hnsw = None
         self._bm25 = None
+        self._cache = _QueryCache()
 
     # -- persistence ---------------------------------------------------------------------------------
     def _expected(self) -> dict:
@@ -286,12 +280,11 @@ class PolicyIndex:
 
     # -- searching -----------------------------------------------------------------------------------
     def _query_vector(self, query: str):
-        cache = self.__dict__.setdefault("_cache", _QueryCache())
         key = (self.embedder.identity, query.casefold())
-        vec = cache.get(key)
+        vec = self._cache.get(key)
         if vec is None:
             vec = self.embedder.encode_query(query)
-            cache.put(key, vec)
+            self._cache.put(key, vec)
         return vec
 
     def search(self, query: str, k: int = 4) -> list[Hit]:

@@ -62,13 +62,12 @@ def format_result(result: QueryResult) -> ToolResult:
     notes = result.notes
     if isinstance(value, pd.Series):
         name = str(value.name) if value.name is not None else "value"
-        index_name = ", ".join(str(n) for n in value.index.names if n is not None) or "row"
-        frame = value.reset_index()
-        frame.columns = [index_name if i == 0 else name for i in range(len(frame.columns))] if frame.shape[1] == 2 \
-            else [str(c) for c in frame.columns]
-        if value.index.names == [None]:
-            frame = value.to_frame(name)
-        value = frame
+        if value.index.names == [None]:  # plain rows: one column
+            value = value.to_frame(name)
+        else:  # a grouped result: the group keys become columns
+            frame = value.reset_index()
+            frame.columns = [str(n) for n in value.index.names] + [name]
+            value = frame
     if isinstance(value, pd.DataFrame):
         total = len(value)
         shown = value.head(MAX_TABLE_ROWS)
