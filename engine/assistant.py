@@ -6,13 +6,13 @@ here, so they behave the same.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
-
 from pathlib import Path
 
 from .agent import Agent
 from .llm import ModelBackend
-from .models import app_root, resolve_model_path
+from .models import resolve_model_path, resource_root
 from .settings import Settings, data_dir
 from .tools.base import ToolContext
 from .tools.calculator import CalculatorTool
@@ -28,8 +28,12 @@ class Sources:
 
 
 def sample_data_dir() -> Path:
-    """Our sample company (shipped with the app)."""
-    return app_root() / "data"
+    """Our sample company (shipped with the app): in the checkout or bundle, else where the wheel put it."""
+    candidates = [resource_root() / "data", Path(sys.prefix) / "share" / "hr-assistant" / "data"]
+    for folder in candidates:
+        if (folder / "employees.csv").is_file():
+            return folder
+    return candidates[0]
 
 
 def employees_path(settings: Settings, sources: Sources | None = None) -> Path:

@@ -7,6 +7,7 @@ installed, and otherwise a chat in the terminal.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -288,9 +289,52 @@ def cmd_models(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@contextlib.contextmanager
+def _network_blocked():
+    """Refuse and record (in the yielded list) every attempt to reach another machine.
+
+    The self-check proves the app is offline-safe: anything that tries to download or call
+    home fails the check instead of silently working on a connected test machine.
+    """
+    import socket
+
+    attempts: list[str] = []
+
+    def local(host) -> bool:
+        return isinstance(host, str) and (host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/"))
+
+    real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
+
+    def connect(sock, address, *a, **k):
+        host = address[0] if isinstance(address, tuple) else address
+        if local(host):
+            return real_connect(sock, address, *a, **k)
+        attempts.append(f"connect {address!r}")
+        raise OSError("network access is blocked during the self-check")
+
+    def getaddrinfo(host, *a, **k):
+        if host is None or local(host):
+            return real_getaddrinfo(host, *a, **k)
+        attempts.append(f"resolve {host!r}")
+        raise socket.gaierror("network access is blocked during the self-check")
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.getaddrinfo = getaddrinfo  # create_connection resolves through this first
+    try:
+        yield attempts
+    finally:
+        socket.socket.connect, socket.getaddrinfo = real_connect, real_getaddrinfo  # type: ignore[method-assign]
+
+
 def cmd_self_check(args: argparse.Namespace) -> int:
     """Headless check of every part: embedding model, a temporary index, search, data query, calculation
-    and, with a model, one agent question. Prints each check; exits non-zero on any failure."""
+    and, with a model, one agent question, all with the network blocked. Prints each check;
+    exits non-zero on any failure."""
+    with _network_blocked() as attempts:
+        return _self_check(args, attempts)
+
+
+def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
     import datetime as _dt
     import tempfile
     import time
@@ -350,6 +394,11 @@ def cmd_self_check(args: argparse.Namespace) -> int:
         check("agent question with the model", agent)
     else:
         print("skip  agent question (no --model given and no model in the settings)")
+    if attempts:
+        failures += 1
+        print(f"FAIL  no network access: {len(attempts)} attempt(s) blocked: {', '.join(attempts[:3])}")
+    else:
+        print("ok    no network access: nothing tried to open a connection")
     print("self-check passed" if not failures else f"self-check FAILED: {failures} check(s)")
     return EXIT_OK if not failures else EXIT_FAILED
 

@@ -22,6 +22,13 @@ def app_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def resource_root() -> Path:
+    """Read-only files shipped with the app (the sample company): inside the bundle, or the checkout."""
+    if getattr(sys, "frozen", False):
+        return Path(getattr(sys, "_MEIPASS", Path(sys.executable).resolve().parent))
+    return Path(__file__).resolve().parent.parent
+
+
 def model_dirs() -> list[Path]:
     """Folders searched for ``*.gguf`` files, in order."""
     return [app_root() / "models", data_dir() / "models"]

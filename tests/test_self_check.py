@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 
+import pytest
+
 from engine.cli import main
 
 
@@ -21,7 +23,8 @@ def test_self_check_passes_without_any_network(tiny_model_path, capsys, monkeypa
     out = capsys.readouterr().out
     assert code == 0, out
     for line in ("ok    embedding model", "ok    policy index", "ok    policy search", "ok    employee data query",
-                 "ok    calculator", "ok    agent question with the model", "self-check passed"):
+                 "ok    calculator", "ok    agent question with the model", "ok    no network access",
+                 "self-check passed"):
         assert line in out
     assert attempts == []
     assert real_connect is not None
@@ -50,3 +53,24 @@ def test_models_list_and_verify(tiny_model_path, tmp_path, capsys, monkeypatch):
     assert "matches the expected SHA-256" in capsys.readouterr().out
     assert main(["models", "verify", str(tiny_model_path), "--sha256", "0" * 64]) == 2
     assert "does not match" in capsys.readouterr().err
+
+
+def test_self_check_fails_when_something_calls_out(capsys, monkeypatch):
+    """The self-check's own network block catches a component that tries to call home."""
+    import socket as socket_module
+
+    import engine.cli as cli
+
+    real_calculator_check = cli._self_check
+
+    def calls_home(args, attempts):
+        with pytest.raises(OSError):
+            socket_module.create_connection(("telemetry.example.com", 443), timeout=1)
+        return real_calculator_check(args, attempts)
+
+    monkeypatch.setattr(cli, "_self_check", calls_home)
+    before = socket_module.getaddrinfo
+    assert main(["self-check"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  no network access: 1 attempt(s) blocked: resolve 'telemetry.example.com'" in out
+    assert socket_module.getaddrinfo is before  # restored afterwards

@@ -337,8 +337,12 @@ class _BM25:
     """Okapi BM25 over token lists, via the bm25s library (sparse, fast to build and query)."""
 
     def __init__(self, corpus: list[list[str]]) -> None:
+        import logging
+
         import bm25s
 
+        # bm25s sets its own logger to DEBUG on import, which would print to the user's terminal.
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
         self.n = len(corpus)
         self.vocab: dict[str, int] = {}
         ids = [[self.vocab.setdefault(t, len(self.vocab)) for t in doc] or [self.vocab.setdefault("", 0)]
