@@ -148,3 +148,12 @@ def test_environment_chooses_the_runtime(monkeypatch):
     assert Embedder().runtime == "sentence-transformers"
     monkeypatch.delenv("HR_ASSISTANT_EMBEDDING_RUNTIME")
     assert Embedder().runtime == "numpy"
+
+
+def test_without_torch_other_layouts_get_a_clear_message(tmp_path, monkeypatch):
+    """What the bundle (no torch) says for a model the numpy encoder cannot run."""
+    folder = _variant(tmp_path, {"pooling_mode_cls_token": True})
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import now raises ImportError
+    with pytest.raises(SetupError, match="needs sentence-transformers and torch, which this installation does not"):
+        Embedder(folder)
+    assert Embedder().runtime == "numpy"  # the built-in model still works
