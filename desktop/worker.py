@@ -114,8 +114,16 @@ class EngineWorker(QObject):
             else:
                 from engine.llama_backend import LlamaBackend
 
+                shown = [-1]
+
+                def progress(done: int, total: int, what: str) -> None:
+                    percent = done * 100 // max(total, 1)
+                    if percent != shown[0]:
+                        shown[0] = percent
+                        self.status.emit(f"Setting up the model {what} (first start only): {percent} %")
+
                 try:
-                    path = resolve_model_path(None, self.settings)
+                    path = resolve_model_path(None, self.settings, progress)
                 except SetupError as exc:
                     if not self.settings.model_path:
                         self.model_missing.emit(no_model_message())

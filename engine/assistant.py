@@ -104,10 +104,11 @@ def build_context(user: str, tools: ToolRegistry | None = None) -> ToolContext:
     return ToolContext(user=user, role=role)
 
 
-def load_backend(settings: Settings, model: str | None = None) -> ModelBackend:
+def load_backend(settings: Settings, model: str | None = None, progress=None) -> ModelBackend:
+    """The configured model; the default model is assembled first if it never was (``progress`` reports it)."""
     from .llama_backend import LlamaBackend  # heavy: imported only when a model is needed
 
-    return LlamaBackend(resolve_model_path(model, settings), settings)
+    return LlamaBackend(resolve_model_path(model, settings, progress), settings)
 
 
 def build_agent(backend: ModelBackend, settings: Settings, user: str, sources: Sources | None = None) -> Agent:

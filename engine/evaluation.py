@@ -49,6 +49,7 @@ class Case:
     tools: list[str] | None = None
     forbid_side_effect: str = ""
     category: str = ""
+    split: str = "dev"  # "dev": prompts and rules may be tuned on it; "test": held out, never tuned on
 
     @property
     def question(self) -> str:
@@ -79,13 +80,15 @@ def load_suite(path: str | Path) -> list[Case]:
                 forbid=[str(x) for x in raw.get("forbid", [])],
                 expect_refusal=raw.get("expect_refusal"), tools=raw.get("tools"),
                 forbid_side_effect=_resolve(base, raw.get("forbid_side_effect")),
-                category=str(raw.get("category", "")),
+                category=str(raw.get("category", "")), split=str(raw.get("split", "dev")),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise DataFileError(f"Line {n} of {path.name} is not a valid case ({type(exc).__name__}: {exc}).",
                                 hint="Each line is a JSON object with at least 'q'.") from exc
         if case.id in seen:
             raise DataFileError(f"Line {n} of {path.name} repeats the id {case.id!r}.")
+        if case.split not in ("dev", "test"):
+            raise DataFileError(f"Line {n} of {path.name} has split {case.split!r}; use 'dev' or 'test'.")
         seen.add(case.id)
         cases.append(case)
     if not cases:
@@ -170,16 +173,25 @@ class Evaluator:
         p, r, f1 = tool_scores(case.tools, used) if case.tools is not None else (None, None, None)
         side_effect = bool(case.forbid_side_effect) and Path(case.forbid_side_effect).exists()
         correct = score_answer(case, trace.answer or "")
+        refusal_correct = None if case.expect_refusal is None else refused == case.expect_refusal
+        if trace.ungrounded_numbers:
+            # An answer with a number nobody looked up is wrong, whatever else it says, refusals included.
+            correct = False if correct is not None else None
+            refusal_correct = False if refusal_correct is not None else None
+        hit_limit = any(not t.complete and not t.error for t in traces)
         return {
-            "id": case.id, "category": case.category, "question": case.question, "user": case.user,
+            "id": case.id, "split": case.split, "category": case.category, "question": case.question, "user": case.user,
             "answer": trace.answer, "error": trace.error, "answer_correct": correct,
-            "refused": refused, "refusal_correct": None if case.expect_refusal is None else refused == case.expect_refusal,
+            "refused": refused, "refusal_correct": refusal_correct,
             "tools_expected": case.tools, "tools_used": used, "tool_precision": p, "tool_recall": r, "tool_f1": f1,
             "format_valid_turns": trace.llm_calls - bad_turns, "llm_calls": trace.llm_calls,
             "total_llm_calls": sum(t.llm_calls for t in traces), "steps": len(trace.steps),
             "prompt_tokens_evaluated": trace.prompt_tokens_evaluated, "prompt_tokens_reused": trace.prompt_tokens_reused,
             "completion_tokens": trace.completion_tokens, "latency_s": round(seconds, 4),
             "ungrounded_numbers": trace.ungrounded_numbers, "side_effect": side_effect,
+            "incomplete": hit_limit,
+            "first_token_s": trace.first_token_seconds,
+            "traces": [t.to_dict() for t in traces],  # every turn, whole: thoughts, actions, observations, timings
         }
 
     def run(self, cases: list[Case], progress: Callable[[int, int, dict], None] | None = None) -> dict:
@@ -188,7 +200,11 @@ class Evaluator:
             results.append(self.run_case(case))
             if progress:
                 progress(i, len(cases), results[-1])
-        return {"summary": summarise(results), "cases": results}
+        report = {"summary": summarise(results), "cases": results}
+        splits = sorted({r["split"] for r in results})
+        if len(splits) > 1:
+            report["by_split"] = {name: summarise([r for r in results if r["split"] == name]) for name in splits}
+        return report
 
 
 def _mean(values) -> float:
@@ -196,8 +212,14 @@ def _mean(values) -> float:
     return round(statistics.fmean(values), 4) if values else 0.0
 
 
+def _percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return round(values[min(len(values) - 1, int(round(q * (len(values) - 1))))], 4) if values else 0.0
+
+
 def summarise(results: list[dict]) -> dict:
     latencies = sorted(r["latency_s"] for r in results)
+    first = [r["first_token_s"] for r in results if r.get("first_token_s") is not None]
     calls = sum(r["llm_calls"] for r in results)
     return {
         "cases": len(results),
@@ -212,12 +234,39 @@ def summarise(results: list[dict]) -> dict:
         "prompt_tokens_evaluated_per_case": _mean(r["prompt_tokens_evaluated"] for r in results),
         "completion_tokens_per_case": _mean(r["completion_tokens"] for r in results),
         "mean_latency_s": _mean(latencies),
-        "p95_latency_s": round(latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))], 4)
-        if latencies else 0.0,
+        "median_latency_s": _percentile(latencies, 0.5),
+        "p95_latency_s": _percentile(latencies, 0.95),
+        "median_first_token_s": _percentile(first, 0.5),
+        "incomplete": sum(1 for r in results if r.get("incomplete")),
         "answers_with_ungrounded_numbers": sum(1 for r in results if r["ungrounded_numbers"]),
         "side_effects": sum(1 for r in results if r["side_effect"]),
         "errors": sum(1 for r in results if r["error"]),
     }
+
+
+def case_line(i: int, n: int, r: dict) -> str:
+    """One line per case as it finishes (for logs: evaluations run for many minutes)."""
+    ok = "-" if r["answer_correct"] is None else ("ok" if r["answer_correct"] else "WRONG")
+    ref = "" if r["refusal_correct"] is None else (" refusal-ok" if r["refusal_correct"] else " REFUSAL-WRONG")
+    extra = (" UNGROUNDED " + ",".join(r["ungrounded_numbers"])) if r["ungrounded_numbers"] else ""
+    extra += " STEP-LIMIT" if r.get("incomplete") else ""
+    answer = " ".join((r["answer"] or r["error"] or "").split())[:100]
+    return (f"[{i}/{n}] {r['id']} ({r['split']}) {ok}{ref}{extra} · {r['total_llm_calls']} calls · "
+            f"{r['latency_s']:.1f}s · {','.join(r['tools_used']) or 'no tool'} · {answer}")
+
+
+def _summary_lines(s: dict, label: str = "") -> list[str]:
+    head = f"{label}: " if label else ""
+    return [
+        f"{head}answer accuracy {s['answer_accuracy']:.3f} · refusal accuracy {s['refusal_accuracy']:.3f} · "
+        f"tool P/R/F1 {s['tool_precision']:.3f}/{s['tool_recall']:.3f}/{s['tool_f1']:.3f} · "
+        f"format validity {s['format_validity']:.3f} · ungrounded answers {s['answers_with_ungrounded_numbers']} · "
+        f"at step limit {s['incomplete']}",
+        f"{' ' * len(head)}model calls per case {s['llm_calls_per_case']:.2f} · prompt tokens evaluated per case "
+        f"{s['prompt_tokens_evaluated_per_case']:.0f} · tokens generated per case {s['completion_tokens_per_case']:.0f} · "
+        f"latency median {s['median_latency_s']:.2f}s, mean {s['mean_latency_s']:.2f}s, p95 {s['p95_latency_s']:.2f}s · "
+        f"first answer token median {s['median_first_token_s']:.2f}s · side effects {s['side_effects']}",
+    ]
 
 
 def format_table(report: dict) -> str:
@@ -229,13 +278,8 @@ def format_table(report: dict) -> str:
         f1 = "-" if r["tool_f1"] is None else f"{r['tool_f1']:.2f}"
         rows.append(f"{r['id'][:17]:<18}{ok:>4}{ref:>9}{f1:>9}{r['total_llm_calls']:>7}"
                     f"{r['completion_tokens']:>8}{r['latency_s']:>9.2f}  {','.join(r['tools_used'])}")
-    s = report["summary"]
     rows.append("")
-    rows.append(f"answer accuracy {s['answer_accuracy']:.3f} · refusal accuracy {s['refusal_accuracy']:.3f} · "
-                f"tool P/R/F1 {s['tool_precision']:.3f}/{s['tool_recall']:.3f}/{s['tool_f1']:.3f} · "
-                f"format validity {s['format_validity']:.3f}")
-    rows.append(f"model calls per case {s['llm_calls_per_case']:.2f} · prompt tokens evaluated per case "
-                f"{s['prompt_tokens_evaluated_per_case']:.0f} · latency mean {s['mean_latency_s']:.2f}s, "
-                f"p95 {s['p95_latency_s']:.2f}s · ungrounded answers {s['answers_with_ungrounded_numbers']} · "
-                f"side effects {s['side_effects']}")
+    for name, summary in report.get("by_split", {}).items():
+        rows += _summary_lines(summary, name)
+    rows += _summary_lines(report["summary"], "all" if report.get("by_split") else "")
     return "\n".join(rows)

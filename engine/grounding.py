@@ -47,3 +47,124 @@ def ungrounded_numbers(answer: str, sources: list[str]) -> list[str]:
         if n not in out and not _grounded(n, known, values):
             out.append(n)
     return out
+
+
+# -- enforcing it: the final answer's grammar admits only numbers that have a source ---------------
+
+_DIGIT_RUN = re.compile(r"\d[\d,]*(?:\.\d+)?")
+MAX_FORMS = 4000  # a bound on the grammar's size; sources beyond it fall back to the check alone
+
+
+def _with_separators(integer: str) -> str:
+    return f"{int(integer):,}"
+
+
+def number_forms(sources: list[str]) -> set[str]:
+    """Every way an answer may write a number that appears in ``sources``.
+
+    A number as written (``46,000``, ``02``), without separators (``46000``), with them,
+    without leading zeros, and a fraction rounded to 2, 1 or 0 decimals (``1769.230769``
+    -> ``1769.23``); integers may also carry ``.00``.
+    """
+    forms: set[str] = set()
+    for source in sources:
+        for m in _DIGIT_RUN.finditer(source):
+            raw = m.group(0).rstrip(",")
+            forms.add(raw)
+            plain = raw.replace(",", "")
+            if plain.count(".") > 1 or not plain.replace(".", "").isdigit():
+                continue
+            whole, _, frac = plain.partition(".")
+            whole = whole.lstrip("0") or "0"
+            values = [(whole, frac)]
+            if frac:
+                value = float(f"{whole}.{frac}")
+                # Rounding a computed figure (1769.230769) is fine; rounding 7.5 days to 8 is not a fact.
+                for d in [d for d in (2, 1, 0) if len(frac) > max(d, 2 if d == 0 else d)]:
+                    text = f"{value:.{d}f}"
+                    w, _, f = text.partition(".")
+                    values.append((w, f))
+            else:
+                values.append((whole, "00"))
+            for w, f in values:
+                for head in {w, _with_separators(w)}:
+                    forms.add(head + ("." + f if f else ""))
+                    if f and f.rstrip("0"):
+                        forms.add(head + "." + f.rstrip("0"))
+                    elif f:
+                        forms.add(head)
+    return {f for f in forms if f and f[0].isdigit() and f[-1].isdigit()}
+
+
+def _gbnf_char(c: str) -> str:
+    return '"' + c.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _trie_rule(forms: list[str]) -> str:
+    """A GBNF expression matching exactly ``forms``, shaped as a trie (few parallel stacks)."""
+    children: dict[str, list[str]] = {}
+    ends = False
+    for f in forms:
+        if not f:
+            ends = True
+        else:
+            children.setdefault(f[0], []).append(f[1:])
+    alts = []
+    for c in sorted(children):
+        rest = children[c]
+        sub = _trie_rule(rest)
+        alts.append(_gbnf_char(c) + (" " + sub if sub else ""))
+    if not alts:
+        return ""
+    body = alts[0] if len(alts) == 1 else "(" + " | ".join(alts) + ")"
+    return f"({body})?" if ends else body
+
+
+def grounded_answer_rules(forms: set[str], *, line_chars: int, max_lines: int, text_char: str) -> list[str]:
+    """GBNF rules ``answer ::= …`` whose digits can only spell a number of ``forms``.
+
+    Text is any character but digits; a number is one of ``forms`` and cannot be glued to
+    another (after it comes a non-digit, and a ``.``/``,`` after it is not followed by a digit),
+    so ``7`` and ``5`` never make an unsourced ``7.5``. Citation markers ``[1]``..``[9]`` and list
+    markers ``1.``..``9.`` at the start of a line are allowed as they are not claims.
+    """
+    nondigit = text_char[:-1] + "0-9]"
+    sep = text_char[:-1] + "0-9.,]"
+    num = _trie_rule(sorted(forms)[:MAX_FORMS]) if forms else ""
+    item = f'{nondigit} | "[" [1-9] "]"' + (" | num nsep" if num else "")
+    rules = [
+        f'answer ::= aline ("\\n" aline?){{0,{max_lines - 1}}}',
+        f'aline ::= ([1-9] ". ")? aitem{{1,{line_chars}}}' + (" num?" if num else ""),
+        f"aitem ::= {item}",
+    ]
+    if num:
+        rules += [f"num ::= {num}", f'nsep ::= {sep} | [.,] {nondigit}']
+    return rules
+
+
+# -- and for the calculator: its numbers must have a source too -----------------------------------
+
+#: Numbers any calculation may use without a source: small counts, rounding digits, percent,
+#: and calendar facts that hold everywhere (a policy's own figures, such as 260 working days, do not).
+UNIVERSAL_CONSTANTS = frozenset({*(float(n) for n in range(13)), 24.0, 52.0, 60.0, 100.0, 365.0, 1000.0})
+
+
+def unsourced_numbers(expression: str, sources: list[str]) -> list[str]:
+    """Numbers of a calculator ``expression`` that no source contains (a percentage may be
+    written as a fraction and back: 150 % -> 1.5, 0.15 -> 15)."""
+    known = {n for source in sources for n in numbers_in(source)}
+    values = [float(n) for n in known]
+    values += [v / 100 for v in values] + [v * 100 for v in values]
+    out: list[str] = []
+    for m in _DIGIT_RUN.finditer(expression):
+        claim = normalise_number(m.group(0).rstrip(","))
+        try:
+            value = float(claim)
+        except ValueError:
+            continue
+        if value in UNIVERSAL_CONSTANTS or claim in known or claim in out:
+            continue
+        decimals = len(claim.split(".")[1]) if "." in claim else 0
+        if not any(abs(round(v, decimals) - value) < 1e-9 for v in values):
+            out.append(claim)
+    return out

@@ -122,6 +122,7 @@ class LlamaBackend(StreamingBackend):
     #: common_sampler strategy). False applies the grammar to the whole vocabulary for
     #: every token, as llama-cpp-python does; kept for the grammar benchmark.
     check_sampled_token_first = True
+    GRAMMAR_CACHE = 8  # compiled grammars kept (least recently used dropped)
 
     def __init__(self, path: str | Path, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -210,15 +211,18 @@ class LlamaBackend(StreamingBackend):
         self._chain = self._make_chain()
 
     def _grammar_sampler(self, grammar: str):
-        smpl = self._grammars.get(grammar)
+        smpl = self._grammars.pop(grammar, None)
         if smpl is None:
             _LOG_LINES.clear()
             smpl = self._lib.llama_sampler_init_grammar(self._vocab, grammar.encode("utf-8"), b"root")
             if not smpl:
                 raise SetupError(f"Internal error: the turn grammar was rejected by llama.cpp ({llama_log_tail(3)}).")
-            self._grammars[grammar] = smpl
+            # The answer grammar changes with every step (it admits the numbers seen so far): keep a few.
+            while len(self._grammars) >= self.GRAMMAR_CACHE:
+                self._lib.llama_sampler_free(self._grammars.pop(next(iter(self._grammars))))
         else:
             self._lib.llama_sampler_reset(smpl)
+        self._grammars[grammar] = smpl  # most recently used last
         return smpl
 
     def close(self) -> None:

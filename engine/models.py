@@ -35,26 +35,43 @@ def model_dirs() -> list[Path]:
 
 
 def find_models() -> list[Path]:
-    """Every GGUF file in the model folders, in search order."""
+    """Every GGUF file in the model folders, in the order they are chosen.
+
+    A file someone copied in comes first (IT or the user chose it on purpose), then the
+    models assembled from the installed packages, best first.
+    """
+    from .model_packs import PACKS
+
+    rank = {pack.filename: n for n, pack in enumerate(PACKS, start=1)}
     found: list[Path] = []
     for folder in model_dirs():
         if folder.is_dir():
             found += sorted(p for p in folder.glob("*.gguf") if p.is_file())
-    return found
+    return sorted(found, key=lambda p: rank.get(p.name, 0))  # stable: folder order within a rank
+
+
+def assembly_dirs() -> list[Path]:
+    """Where a packaged model is assembled on first use: beside the app when that is the
+    checkout or the bundle (and writable), else the user's data folder."""
+    root = app_root()
+    beside = [root / "models"] if getattr(sys, "frozen", False) or (root / "pyproject.toml").is_file() else []
+    return beside + [data_dir() / "models"]
 
 
 def no_model_message() -> str:
     dirs = " or ".join(str(d) for d in model_dirs())
     return (
         "No chat model is set up yet. The assistant needs a GGUF chat model file (a language model "
-        "packed for llama.cpp, 1-5 GB). Copy one into "
+        "packed for llama.cpp, 1-5 GB). Install the default one with pip install \"hr-assistant[model]\" "
+        "(README's install command does), or copy one into "
         f"{dirs}, choose it in Settings, pass --model FILE, or set HR_ASSISTANT_MODEL=FILE. "
         f"Models known to work well: {RECOMMENDED}; see models/README.md."
     )
 
 
-def resolve_model_path(explicit: str | None, settings: Settings) -> Path:
-    """The model to load: ``--model``, then settings/environment, then the first file in the model folders."""
+def resolve_model_path(explicit: str | None, settings: Settings, progress=None) -> Path:
+    """The model to load: ``--model``, then settings/environment, then the model folders, then the
+    installed model package (assembled on first use; ``progress(done, total, what)`` reports it)."""
     for candidate in (explicit, settings.model_path):
         if candidate:
             path = Path(candidate).expanduser()
@@ -64,6 +81,11 @@ def resolve_model_path(explicit: str | None, settings: Settings) -> Path:
     found = find_models()
     if found:
         return found[0]
+    from .model_packs import ensure_default_model
+
+    assembled = ensure_default_model(assembly_dirs(), progress)
+    if assembled is not None:
+        return assembled
     raise SetupError("No chat model found.", hint=no_model_message())
 
 

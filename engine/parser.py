@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .errors import ModelOutputError
 
 _TURN = re.compile(
-    r"\AThought: (?P<thought>[^\n]*)\n"
+    r"\AThought: ?(?P<thought>[^\n]*)\n"
     r"(?:Action: (?P<action>[^\n]*)\nAction Input: (?P<input>[^\n]*)\n?"
     r"|Final Answer: (?P<final>.*))\Z",
     re.DOTALL,
@@ -33,9 +33,9 @@ def parse_turn(text: str, tool_names: list[str] | None = None, *, truncated: boo
     ``truncated`` accepts a final answer that was cut off by the token limit.
     """
     match = _TURN.match(text)
-    if match is None and truncated and FINAL_MARKER in text and text.startswith("Thought: "):
+    if match is None and truncated and FINAL_MARKER in text and text.startswith("Thought:"):
         head, _, final = text.partition(FINAL_MARKER)
-        return Turn(thought=head[len("Thought: "):], final=final.strip())
+        return Turn(thought=head[len("Thought:"):].strip(), final=final.strip())
     if match is None:
         if truncated:
             raise ModelOutputError("Your last output was cut off before it was complete.",

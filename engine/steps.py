@@ -115,6 +115,7 @@ class Trace:
     generation_seconds: float = 0.0
     tool_seconds: float = 0.0
     seconds: float = 0.0
+    first_token_seconds: float | None = None  # from the question to the first token of the answer
     error: str | None = None
     ungrounded_numbers: list[str] = field(default_factory=list)  # numbers of the answer with no source
     per_call: list[dict[str, Any]] = field(default_factory=list)

@@ -58,3 +58,23 @@ def tiny_backend(tiny_model_path):
     backend = LlamaBackend(tiny_model_path, Settings(n_ctx=8192, n_threads=2, temperature=0.8, seed=1))
     yield backend
     backend.close()
+
+
+def real_model_path(pack_name: str) -> Path:
+    """A real chat model from its installed chunk packages, assembled once into build/test-models/.
+
+    Skips when the packages are not installed, except under CI, where README's test command
+    installs them and a missing model must fail, not silently skip the real-model tier.
+    """
+    from engine import model_packs
+
+    pack = {p.id: p for p in model_packs.PACKS}[pack_name]
+    folder = ROOT / "build" / "test-models"
+    if model_packs.is_assembled(pack, folder):
+        return folder / pack.filename
+    if not model_packs.installed(pack):
+        message = f"{pack.display_name} is not installed (pip install -e '.[{pack.extra}]')"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return model_packs.assemble(pack, folder)

@@ -208,8 +208,9 @@ def test_cancel_between_tokens():
 
 def test_calculator_through_the_loop():
     agent, backend, _ = make([call("calculator", "round(20000 / 30 * 10, 2)"), final("6666.67")])
-    trace = agent.ask("How much for 10 days?")
+    trace = agent.ask("How much for 10 days at 20000 a month, 30 days a month?")
     assert trace.steps[0].observation == "round(20000 / 30 * 10, 2) = 6666.67"
+    assert trace.ungrounded_numbers == []
 
 
 def test_observation_lines_cannot_pose_as_turn_markers():

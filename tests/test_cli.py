@@ -59,7 +59,7 @@ def test_ask_streams_trace_with_scripted_model(monkeypatch, capsys):
         '["sick_days_remaining"]\n',
         "I have it.\nFinal Answer: You have 10 sick days left.",
     ])
-    monkeypatch.setattr("engine.assistant.load_backend", lambda settings, model=None: backend)
+    monkeypatch.setattr("engine.assistant.load_backend", lambda settings, model=None, progress=None: backend)
     code = main(["ask", "How many sick days do I have left?", "--user", "Pedro Alves"])
     out = capsys.readouterr().out
     assert code == 0

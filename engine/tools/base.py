@@ -26,6 +26,24 @@ class ToolResult:
 
 
 @dataclass
+class WorkedExample:
+    """One whole exchange with a tool, shown to the model: small models copy a shape better than
+    they follow a rule (ask, call once, answer from the observation)."""
+
+    question: str
+    thought: str
+    tool_input: str
+    observation: str
+    answer: str
+
+    def render(self, tool: str) -> str:
+        observation = "\n  ".join(self.observation.splitlines())  # indented as the loop indents observations
+        return "\n".join([f"Question: {self.question}", f"Thought: {self.thought}", f"Action: {tool}",
+                          f"Action Input: {self.tool_input}", f"Observation: {observation}",
+                          "Thought: I have what I need.", f"Final Answer: {self.answer}"])
+
+
+@dataclass
 class ToolCard:
     """The short description shown to the model (EasyTool-style tool card)."""
 
@@ -34,6 +52,7 @@ class ToolCard:
     input_format: str
     example: str
     extra: list[str] = field(default_factory=list)
+    worked: WorkedExample | None = None
 
     def render(self) -> str:
         lines = [f"- {self.name}: {self.purpose}", f"  Input: {self.input_format}", f"  Example: {self.example}"]
@@ -50,6 +69,11 @@ class Tool(ABC):
     @abstractmethod
     def card(self, context: ToolContext) -> ToolCard:
         """The tool card for the system prompt."""
+
+    def user_notes(self, context: ToolContext) -> list[str]:
+        """Lines about this tool that depend on who is asking (kept at the end of the prompt, so the
+        tool cards before them are the same for every user and their KV cache is shared)."""
+        return []
 
     @abstractmethod
     def grammar_rules(self, root: str) -> str:

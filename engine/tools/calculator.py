@@ -15,7 +15,7 @@ import ast
 import math
 
 from ..errors import ToolInputError
-from .base import Tool, ToolCard, ToolContext, ToolResult
+from .base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 MAX_CHARS = 300
 MAX_NODES = 120
@@ -195,6 +195,10 @@ class CalculatorTool(Tool):
             input_format="one arithmetic expression: numbers without thousands separators, + - * / // % **, "
             "parentheses, round(x, digits), abs, min, max, sqrt.",
             example="round(20000 / 30 * 10, 2)",
+            worked=WorkedExample(
+                question="What are 3 days of pay at my daily rate of 138.46?",
+                thought="I calculate 138.46 * 3.", tool_input="round(138.46 * 3, 2)",
+                observation="round(138.46 * 3, 2) = 415.38", answer="3 days of pay are 415.38."),
         )
 
     def grammar_rules(self, root: str) -> str:

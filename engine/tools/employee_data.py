@@ -10,7 +10,7 @@ from ..access import AccessPolicy, AuditLog, Viewer, make_viewer
 from ..employees import EmployeeTable
 from ..errors import AccessDenied, ModelOutputError
 from ..query import QueryResult, run_query
-from .base import Tool, ToolCard, ToolContext, ToolResult
+from .base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 MAX_TABLE_ROWS = 20
 
@@ -116,35 +116,30 @@ class EmployeeDataTool(Tool):
 
     # -- card -----------------------------------------------------------------------------------------
     def card(self, context: ToolContext) -> ToolCard:
-        viewer = self.viewer(context.user)
+        """The same for every user: columns, with examples only where anyone may read them."""
         name_col = self.table.role("name") or next(iter(self.table.columns))
-        me = py_string(viewer.name)
-        example = f'df[df[{py_string(name_col)}] == {me}]'
-        leave = [c for c in self.table.columns if "leave" in c.lower() or "pto" in c.lower() or "vacation" in c.lower()]
-        example += f"[{py_string(leave[0])}]" if leave else ""
+        leave = [c for c in self.table.columns if "sick" in c.lower()] or \
+            [c for c in self.table.columns if "leave" in c.lower() or "vacation" in c.lower()]
+        target = leave[0] if leave else next(iter(self.table.columns))
+        example = f'df[df[{py_string(name_col)}] == "Ana Example"][{py_string(target)}]'
         extra = ["Columns:"]
+        public = self.viewer("").public_columns
         for col in self.table.columns.values():
             desc = f'{py_string(col.name)} ({col.dtype}'
             if col.roles:
                 desc += ", " + ", ".join(r.replace("_", " ") for r in col.roles)
             desc += ")"
-            if col.examples and viewer.can_read(col.name, self.table.df.index):
+            if col.examples and col.name in public:
                 desc += " e.g. " + ", ".join(py_string(str(e)) for e in col.examples[:2])
             extra.append("  " + desc)
-        if viewer.row is None:
-            extra.append(f"The user {context.user!r} is not in the employee data: only directory columns can be read.")
-        else:
-            extra.append(f"The user is {name_col} == {me}.")
-            if viewer.role == "hr":
-                extra.append("As HR, the user may see every employee's data.")
-            elif viewer.role == "manager":
-                extra.append(f"The user may see other columns only for themself and their direct reports: "
-                             f"{', '.join(viewer.reports)}.")
-            else:
-                extra.append("The user may see other columns only for their own row.")
-        extra.append("Select rows before other columns; use today for dates, e.g. (today - df[\"hire_date\"]).dt.days.")
+        extra.append('Select rows first, then columns. Dates: (today - df["<date column>"]).dt.days.')
+        worked = WorkedExample(
+            question=f"How many {target.replace('_', ' ')} do I have?" if leave else "What is in my record?",
+            thought="I look up the user's own row.", tool_input=example.replace("Ana Example", "Ana Example"),
+            observation=f"1 row:\n| {target} |\n|---|\n| 4 |", answer=f"You have 4 ({target.replace('_', ' ')}).")
         return ToolCard(
             name=self.name,
+            worked=worked,
             purpose="look up employee records (leave balances, pay, dates, managers, departments) in the HR data.",
             input_format="one pandas expression over df: filters with == != < > & | ~, .isin, .between, "
             ".str.contains, groupby(...)[col].mean/sum/min/max/count/median/nunique, sort_values, head, "
@@ -152,6 +147,24 @@ class EmployeeDataTool(Tool):
             example=example,
             extra=extra,
         )
+
+    def user_notes(self, context: ToolContext) -> list[str]:
+        viewer = self.viewer(context.user)
+        name_col = self.table.role("name") or next(iter(self.table.columns))
+        me = py_string(viewer.name)
+        if viewer.row is None:
+            return [f"{context.user or 'The user'} is not in the employee data: only directory columns of "
+                    "employee_data can be read."]
+        lines = [f"In employee_data, the user's own row is df[df[{py_string(name_col)}] == {me}]."]
+        if viewer.role == "hr":
+            lines.append("As HR, the user may see every employee's data.")
+        elif viewer.role == "manager":
+            lines.append(f"The user may see the data of their direct reports ({', '.join(viewer.reports)}) and "
+                         "their own; of everyone else only names, departments, titles, managers and e-mails.")
+        else:
+            lines.append("The user may see only their own data; of other people only names, departments, titles, "
+                         "managers and e-mails.")
+        return lines
 
     # -- grammar --------------------------------------------------------------------------------------
     _GRAMMAR = [

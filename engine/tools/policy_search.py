@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ToolInputError
-from .base import Tool, ToolCard, ToolContext, ToolResult
+from .base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 PASSAGE_MAX_CHARS = 700
 TOP_K = 4
@@ -25,6 +25,12 @@ class PolicySearchTool(Tool):
             "probation, overtime, remote work, benefits). Returns numbered passages [1]..[4] with their source.",
             input_format="a short search phrase in plain words.",
             example="encashment of unused vacation leave",
+            worked=WorkedExample(
+                question="Can I bring my dog to the office?", thought="I search the policies.",
+                tool_input="pets in the office",
+                observation="[1] workplace.md › Office rules › Animals (line 12): Only assistance dogs are "
+                "allowed in the office.",
+                answer="Only assistance dogs are allowed in the office [1]."),
         )
 
     def grammar_rules(self, root: str) -> str:

@@ -6,12 +6,15 @@ import re
 from typing import Iterable
 
 from ..errors import SetupError
+from ..grounding import grounded_answer_rules
 from .base import Tool, ToolContext
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
-#: Written by the agent at the end of every prompt; the model continues after it.
-TURN_PREFIX = "Thought: "
+#: Written by the agent at the end of every prompt; the model continues after it. No trailing
+#: space: BPE vocabularies join a space to the next word (" I"), so a prompt ending in a bare
+#: space forces an unusual token split that derails small models.
+TURN_PREFIX = "Thought:"
 
 # Bounds of the free-text parts of a turn, so the model can never run away.
 THOUGHT_MAX_CHARS = 240
@@ -57,24 +60,39 @@ class ToolRegistry:
     def cards(self, context: ToolContext) -> str:
         return "\n".join(tool.card(context).render() for tool in self)
 
-    def turn_grammar(self, *, allow_tools: bool = True) -> str:
+    def examples(self, context: ToolContext) -> str:
+        """The tools' worked examples, one exchange each."""
+        shown = [(tool.name, tool.card(context).worked) for tool in self]
+        return "\n\n".join(w.render(name) for name, w in shown if w is not None)
+
+    def user_notes(self, context: ToolContext) -> str:
+        return "\n".join(line for tool in self for line in tool.user_notes(context))
+
+    def turn_grammar(self, *, allow_tools: bool = True, numbers: set[str] | None = None) -> str:
         """GBNF of one model turn.
 
         ``Thought: …`` then either ``Action: <tool>`` / ``Action Input: <input>``
         or ``Final Answer: …``. Tool names are an enumeration and each tool's
         input follows that tool's own grammar. With ``allow_tools=False`` only a
-        final answer is possible (used at the step limit).
+        final answer is possible (used at the step limit and by the loop's guards).
+        ``numbers``: the only numbers the final answer may contain (the forms of
+        :func:`engine.grounding.number_forms`); None leaves numbers free.
 
-        The agent writes ``Thought: `` into the prompt itself (:data:`TURN_PREFIX`),
+        The agent writes ``Thought:`` into the prompt itself (:data:`TURN_PREFIX`),
         so the grammar starts with the thought: no tokens are spent on a fixed label.
         """
         rules = [
             'root ::= thought "\\n" ' + ("(action | final)" if allow_tools and self._tools else "final"),
-            f"thought ::= [^\\x00-\\x20\\x7f] {TEXT_CHAR}{{0,{THOUGHT_MAX_CHARS - 1}}}",
+            # A thought starts with a word: small models otherwise number their thoughts ("1. …").
+            f"thought ::= \" \" [^\\x00-\\x20\\x7f0-9] {TEXT_CHAR}{{0,{THOUGHT_MAX_CHARS - 1}}}",
             'final ::= "Final Answer: " answer',
-            f'answer ::= aline ("\\n" aline?){{0,{ANSWER_MAX_LINES - 1}}}',
-            f"aline ::= {TEXT_CHAR}{{1,{ANSWER_LINE_MAX_CHARS}}}",
         ]
+        if numbers is None:
+            rules += [f'answer ::= aline ("\\n" aline?){{0,{ANSWER_MAX_LINES - 1}}}',
+                      f"aline ::= {TEXT_CHAR}{{1,{ANSWER_LINE_MAX_CHARS}}}"]
+        else:
+            rules += grounded_answer_rules(numbers, line_chars=ANSWER_LINE_MAX_CHARS, max_lines=ANSWER_MAX_LINES,
+                                           text_char=TEXT_CHAR)
         if allow_tools and self._tools:
             calls = []
             for tool in self:
