@@ -149,13 +149,11 @@ class EngineWorker(QObject):
 
     # -- chat -----------------------------------------------------------------------------------
     def _agent(self, conversation: int, history: list[dict]):
-        from engine.agent import Agent
-        from engine.assistant import assemble_tools, build_context
+        from engine.assistant import assemble_tools, build_context, make_agent
 
         if self.agent is None or self.agent_conversation != conversation:
             tools = assemble_tools(self.policy_index, self.data_tool)
-            self.agent = Agent(self.backend, tools, build_context(self.user, tools),
-                               max_steps=self.settings.max_steps, max_tokens=self.settings.max_answer_tokens)
+            self.agent = make_agent(self.backend, tools, build_context(self.user, tools), self.settings)
             self.agent.history = list(history)
             self.agent_conversation = conversation
         return self.agent

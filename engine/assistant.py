@@ -111,12 +111,14 @@ def load_backend(settings: Settings, model: str | None = None, progress=None) ->
     return LlamaBackend(resolve_model_path(model, settings, progress), settings)
 
 
+def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext, settings: Settings) -> Agent:
+    """An agent with the configured limits and turn format (one place for the CLI, eval and the app)."""
+    from .turn_format import choose_format
+
+    return Agent(backend, tools, context, max_steps=settings.max_steps, max_tokens=settings.max_answer_tokens,
+                 turn_format=choose_format(settings.turn_format, backend, tools, context))
+
+
 def build_agent(backend: ModelBackend, settings: Settings, user: str, sources: Sources | None = None) -> Agent:
     tools = build_tools(settings, sources)
-    return Agent(
-        backend,
-        tools,
-        build_context(user, tools),
-        max_steps=settings.max_steps,
-        max_tokens=settings.max_answer_tokens,
-    )
+    return make_agent(backend, tools, build_context(user, tools), settings)

@@ -55,10 +55,16 @@ class ChatTemplate:
                 hint="Use another GGUF file of this model; the file's metadata is damaged.",
             ) from exc
 
-    def render(self, messages: list[dict[str, str]], add_generation_prompt: bool = True) -> str:
+    @property
+    def renders_tools(self) -> bool:
+        """Does the template write tool definitions and tool results (the model knows native calls)?"""
+        return all(word in self.source for word in ("tools", "tool_call", "tool_response"))
+
+    def render(self, messages: list[dict[str, str]], add_generation_prompt: bool = True,
+               tools: list[dict] | None = None) -> str:
         """Render ``messages``; merge the system message into the first user turn if the template rejects it."""
         try:
-            return self._render(messages, add_generation_prompt)
+            return self._render(messages, add_generation_prompt, tools)
         except _TemplateRaised:
             if not messages or messages[0]["role"] != "system":
                 raise
@@ -67,15 +73,15 @@ class ChatTemplate:
             rest[0] = {"role": "user", "content": system["content"] + "\n\n" + rest[0]["content"]}
         else:
             rest.insert(0, {"role": "user", "content": system["content"]})
-        return self._render(rest, add_generation_prompt)
+        return self._render(rest, add_generation_prompt, tools)
 
-    def _render(self, messages: list[dict[str, str]], add_generation_prompt: bool) -> str:
+    def _render(self, messages: list[dict[str, str]], add_generation_prompt: bool, tools=None) -> str:
         text = self._template.render(
             messages=messages,
             add_generation_prompt=add_generation_prompt,
             bos_token=self.bos_token,
             eos_token=self.eos_token,
-            tools=None,
+            tools=tools or None,
         )
         # llama.cpp adds BOS itself when the model asks for it; a template that
         # writes it too would give the model two.

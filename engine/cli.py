@@ -17,7 +17,7 @@ from typing import Sequence
 
 from .errors import HRAssistantError, SettingsError, SetupError
 from .settings import Settings, load_settings
-from .steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
+from .steps import ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
 
 EXIT_OK, EXIT_FAILED, EXIT_SETUP = 0, 1, 2
 
@@ -31,7 +31,7 @@ def _print_error(exc: HRAssistantError) -> None:
 def _settings(args: argparse.Namespace) -> Settings:
     settings = load_settings()
     changes = {}
-    for name in ("n_ctx", "n_threads", "n_gpu_layers", "temperature", "seed", "max_steps"):
+    for name in ("n_ctx", "n_threads", "n_gpu_layers", "temperature", "seed", "max_steps", "turn_format"):
         value = getattr(args, name, None)
         if value is not None:
             changes[name] = value
@@ -43,6 +43,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--policies", help="policy document or folder")
     p.add_argument("--n-ctx", dest="n_ctx", type=int, help="context size in tokens")
+    p.add_argument("--format", dest="turn_format", choices=["react", "tool-call", "auto"],
+                   help="how the model writes a step (default: the setting turn_format)")
     p.add_argument("--threads", dest="n_threads", type=int, help="CPU threads (0: physical cores)")
     p.add_argument("--gpu-layers", dest="n_gpu_layers", type=int, help="layers to offload to the GPU (-1: all)")
     p.add_argument("--temperature", type=float, help="sampling temperature")
@@ -61,6 +63,9 @@ def _stream(steps, out=None, verbose: bool = False) -> None:
                 answering = True
             out.write(step.text)
             out.flush()
+        elif isinstance(step, AnswerRetracted):
+            out.write(f"\n(answer withdrawn: {step.reason})\n")
+            answering = False
         elif isinstance(step, ThoughtStep):
             out.write(f"Thought: {step.thought}\n")
         elif isinstance(step, ModelCallStep):
@@ -127,6 +132,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     print("Loading the model…", file=sys.stderr)
     backend = load_backend(settings, args.model, assembly_progress())
     agent = build_agent(backend, settings, user, Sources(args.employees or "", args.policies or ""))
+    agent.warm_up()  # the system prompt is evaluated once, now, not with the first question
     print(f"HR assistant ({backend.name}). Signed in as {user or 'an employee'}. "
           "Type a question; /new starts a new chat; Ctrl+D quits.")
     while True:

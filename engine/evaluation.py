@@ -155,12 +155,10 @@ class Evaluator:
         return assemble_tools(self._indexes[src.policies], self._data[src.employees])
 
     def run_case(self, case: Case) -> dict:
-        from .agent import Agent
-        from .assistant import build_context
+        from .assistant import build_context, make_agent
 
         tools = self._tools(case)
-        agent = Agent(self.backend_for(case), tools, build_context(case.user, tools),
-                      max_steps=self.settings.max_steps, max_tokens=self.settings.max_answer_tokens)
+        agent = make_agent(self.backend_for(case), tools, build_context(case.user, tools), self.settings)
         t0 = time.perf_counter()
         traces = [agent.ask(q) for q in case.turns]
         seconds = time.perf_counter() - t0

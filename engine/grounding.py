@@ -37,8 +37,13 @@ def _grounded(claim: str, known: set[str], values: list[float]) -> bool:
     return any(round(v, decimals) == target for v in values)
 
 
-def ungrounded_numbers(answer: str, sources: list[str]) -> list[str]:
-    """Numbers of ``answer`` that appear in none of ``sources``; each reported once."""
+def ungrounded_numbers(answer: str, sources: list[str], citations: int | None = None) -> list[str]:
+    """Numbers of ``answer`` that appear in none of ``sources``; each reported once.
+
+    With ``citations`` (how many passages the sources hold), a marker ``[k]`` beyond them is a
+    claim too (``[2]`` with no passage cites nothing)."""
+    if citations is not None:
+        answer = _CITATION.sub(lambda m: " " if int(m.group(0)[1:-1]) <= citations else m.group(0)[1:-1], answer)
     claims = _LIST_MARKER.sub(" ", _CITATION.sub(" ", answer))
     known = {n for source in sources for n in numbers_in(source)}
     values = [float(n) for n in known]
@@ -120,21 +125,32 @@ def _trie_rule(forms: list[str]) -> str:
     return f"({body})?" if ends else body
 
 
-def grounded_answer_rules(forms: set[str], *, line_chars: int, max_lines: int, text_char: str) -> list[str]:
-    """GBNF rules ``answer ::= …`` whose digits can only spell a number of ``forms``.
+def grounded_answer_rules(forms: set[str] | None, *, line_chars: int, max_lines: int, text_char: str,
+                          first_exclude: str = "", citations: int = 9) -> list[str]:
+    """GBNF rules ``answer ::= …``; with ``forms``, its digits can only spell a number of ``forms``.
 
     Text is any character but digits; a number is one of ``forms`` and cannot be glued to
     another (after it comes a non-digit, and a ``.``/``,`` after it is not followed by a digit),
     so ``7`` and ``5`` never make an unsourced ``7.5``. Citation markers ``[1]``..``[9]`` and list
     markers ``1.``..``9.`` at the start of a line are allowed as they are not claims.
+    ``forms=None`` leaves numbers free. ``first_exclude``: characters the answer cannot start with.
+    ``citations``: how many passages ``[1]``..``[n]`` can be cited (0: none).
     """
+    lead = text_char[:-1] + "\\x20" + first_exclude + "]"  # no leading space either
+    if forms is None:
+        return [f'answer ::= {lead} {text_char}{{0,{line_chars - 1}}} ("\\n" aline?){{0,{max_lines - 1}}}',
+                f"aline ::= {text_char}{{1,{line_chars}}}"]
     nondigit = text_char[:-1] + "0-9]"
     sep = text_char[:-1] + "0-9.,]"
     num = _trie_rule(sorted(forms)[:MAX_FORMS]) if forms else ""
-    item = f'{nondigit} | "[" [1-9] "]"' + (" | num nsep" if num else "")
+    cite = f' | "[" [1-{citations}] "]"' if citations > 0 else ""
+    item = nondigit + cite + (" | num nsep" if num else "")
+    first = f"{lead[:-1]}0-9]" + cite + (" | num nsep" if num else "")
     rules = [
-        f'answer ::= aline ("\\n" aline?){{0,{max_lines - 1}}}',
+        f'answer ::= ([1-9] ". ")? afirst aitem{{0,{line_chars - 1}}}' + (" num?" if num else "")
+        + f' ("\\n" aline?){{0,{max_lines - 1}}}',
         f'aline ::= ([1-9] ". ")? aitem{{1,{line_chars}}}' + (" num?" if num else ""),
+        f"afirst ::= {first}",
         f"aitem ::= {item}",
     ]
     if num:

@@ -122,6 +122,9 @@ class LlamaBackend(StreamingBackend):
     #: common_sampler strategy). False applies the grammar to the whole vocabulary for
     #: every token, as llama-cpp-python does; kept for the grammar benchmark.
     check_sampled_token_first = True
+    #: Prompt-lookup drafting (greedy decoding only); LOOKUP_TOKENS drafted per forward pass at most.
+    prompt_lookup = True
+    LOOKUP_TOKENS = 8
     GRAMMAR_CACHE = 8  # compiled grammars kept (least recently used dropped)
 
     def __init__(self, path: str | Path, settings: Settings | None = None) -> None:
@@ -169,6 +172,10 @@ class LlamaBackend(StreamingBackend):
         # Full-vocabulary candidate buffer, allocated once (used only when the grammar rejects a token).
         self._cand_dtype = None
         self._cand = None
+        self._single = llama_cpp.llama_token_data()
+        self._single_arr = llama_cpp.llama_token_data_array(data=ctypes.pointer(self._single), size=1, selected=-1,
+                                                            sorted=False)
+        self._grammar_seconds = 0.0
 
     # -- loading ------------------------------------------------------------------------------------
     def _load_error(self, exc: Exception) -> ModelFileError:
@@ -236,8 +243,8 @@ class LlamaBackend(StreamingBackend):
         self.llm.close()
 
     # -- text and tokens ------------------------------------------------------------------------------
-    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
-        return self.template.render(messages, add_generation_prompt=True)
+    def chat_prompt(self, messages: list[dict[str, str]], tools: list[dict] | None = None) -> str:
+        return self.template.render(messages, add_generation_prompt=True, tools=tools)
 
     def _tokenize(self, text: str, add_bos: bool) -> list[int]:
         return self.llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True)
@@ -299,7 +306,7 @@ class LlamaBackend(StreamingBackend):
 
     PREFILTER = 64  # candidates tried before the whole vocabulary when the sampled token is rejected
 
-    def _constrained_sample(self, gsmpl, full: bool = False) -> int:
+    def _constrained_sample(self, gsmpl, full: bool = False, idx: int = -1) -> int:
         """Sample a token the grammar accepts; -1 if it accepts none.
 
         Tries the PREFILTER most likely tokens first: the grammar check costs about a
@@ -315,7 +322,7 @@ class LlamaBackend(StreamingBackend):
             self._cand_dtype = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
             self._cand = np.zeros(self.n_vocab, dtype=self._cand_dtype)
             self._ids = np.arange(self.n_vocab, dtype=np.int32)
-        logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.n_vocab,))
+        logits = np.ctypeslib.as_array(lib.llama_get_logits_ith(self.llm.ctx, idx), shape=(self.n_vocab,))
         stages = [] if full or self.n_vocab <= 4 * self.PREFILTER else [self.PREFILTER]
         for k in stages:
             top = np.argpartition(logits, -k)[-k:]
@@ -343,6 +350,106 @@ class LlamaBackend(StreamingBackend):
         # The samplers may sort or shrink the array in place; read the chosen entry through the pointer.
         return int(arr.data[arr.selected].id)
 
+    # -- token loops: yield accepted token ids; -1 ends (end of turn / grammar complete), -2 cancels --------
+    def _sample(self, gsmpl, idx: int = -1) -> int:
+        """The next token from the logits of batch position ``idx``, one the grammar accepts (-1: none)."""
+        lib = self._lib
+        token = lib.llama_sampler_sample(self._chain, self.llm.ctx, idx)
+        if gsmpl is None:
+            return token
+        tg = time.perf_counter()
+        single = self._single
+        single.id, single.logit, single.p = token, 1.0, 0.0
+        self._single_arr.size, self._single_arr.selected = 1, -1
+        if self.check_sampled_token_first:
+            lib.llama_sampler_apply(gsmpl, ctypes.byref(self._single_arr))
+        if not self.check_sampled_token_first or single.logit == float("-inf"):
+            # Rejected: constrain the most likely tokens first (the sampler chain keeps
+            # only its top 40 anyway), the whole vocabulary only if none of them fits.
+            token = self._constrained_sample(gsmpl, full=not self.check_sampled_token_first, idx=idx)
+        self._grammar_seconds += time.perf_counter() - tg
+        return token
+
+    def _accept(self, gsmpl, token: int) -> bool:
+        """Advance the grammar by ``token``; False when the turn ends with it."""
+        if token < 0:
+            return False
+        if gsmpl is not None:
+            tg = time.perf_counter()
+            self._lib.llama_sampler_accept(gsmpl, token)
+            self._grammar_seconds += time.perf_counter() - tg
+        return not self._lib.llama_vocab_is_eog(self._vocab, token)
+
+    def _tokens_plain(self, gsmpl, max_tokens: int, cancel, stats: GenerationStats) -> Iterator[int]:
+        """One token per forward pass."""
+        for _ in range(max_tokens):
+            if cancel is not None and cancel.is_set():
+                yield -2
+                return
+            token = self._sample(gsmpl)
+            if not self._accept(gsmpl, token):
+                yield -1
+                return
+            self.llm.eval([token])
+            stats.completion_tokens += 1
+            yield token
+
+    def _tokens_lookup(self, prompt: list[int], gsmpl, max_tokens: int, cancel,
+                       stats: GenerationStats) -> Iterator[int]:
+        """Prompt-lookup decoding: where the last tokens written also occur earlier in the context
+        (an answer quoting an observation), the tokens that followed them there are checked in the
+        same forward pass as the next token, and kept while they are what the model would have
+        written itself. Greedy output is identical to one token per pass."""
+        import numpy as np
+
+        llm = self.llm
+        if max_tokens <= 0:
+            return
+        context = np.asarray(prompt, dtype=np.int64)
+        written: list[int] = []
+        token = self._sample(gsmpl)
+        while True:
+            if cancel is not None and cancel.is_set():
+                yield -2
+                return
+            if not self._accept(gsmpl, token):
+                yield -1
+                return
+            written.append(token)
+            stats.completion_tokens += 1
+            yield token
+            room = max_tokens - len(written)
+            if room <= 0:
+                llm.eval([token])
+                return
+            draft = _lookup(np.concatenate([context, np.asarray(written, dtype=np.int64)]),
+                            min(self.LOOKUP_TOKENS, room - 1))
+            batch = [token, *draft]
+            n_past = llm.n_tokens
+            llm._ctx.kv_cache_seq_rm(-1, n_past, -1)
+            llm._batch.set_batch(batch=batch, n_past=n_past, logits_all=True)
+            llm._ctx.decode(llm._batch)
+            llm.input_ids[n_past:n_past + len(batch)] = batch
+            kept = 0
+            nxt = self._sample(gsmpl, 0)
+            while kept < len(draft) and nxt == draft[kept]:
+                if cancel is not None and cancel.is_set() or not self._accept(gsmpl, nxt):
+                    llm.n_tokens = n_past + 1 + kept
+                    yield -2 if cancel is not None and cancel.is_set() else -1
+                    return
+                written.append(nxt)
+                stats.completion_tokens += 1
+                stats.draft_accepted += 1
+                yield nxt
+                kept += 1
+                if len(written) >= max_tokens:
+                    llm.n_tokens = n_past + 1 + kept
+                    return
+                nxt = self._sample(gsmpl, kept)
+            stats.draft_tokens += len(draft)
+            llm.n_tokens = n_past + 1 + kept  # drafts after the first miss leave the cache
+            token = nxt
+
     def stream(
         self,
         prompt: str,
@@ -357,7 +464,6 @@ class LlamaBackend(StreamingBackend):
         Streaming in the caller's thread: no hand-over to another thread per token, which on a
         2-core machine would compete with llama.cpp's own compute threads.
         """
-        lib = self._lib
         stats = GenerationStats()
         tokens = self.tokens_for(prompt)
         if len(tokens) >= self.n_ctx:
@@ -367,41 +473,21 @@ class LlamaBackend(StreamingBackend):
         self._kv_text = ""  # invalid while the cache is being changed
         self._prepare(tokens, stats)
         gsmpl = self._grammar_sampler(grammar) if grammar else None
-        single = lib.llama_token_data()
-        single_arr = lib.llama_token_data_array(data=ctypes.pointer(single), size=1, selected=-1, sorted=False)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         text = ""
         reason = "length"
         t_gen = time.perf_counter()
-        grammar_seconds = 0.0
-        ctx = self.llm.ctx
-        for _ in range(max_tokens):
-            if cancel is not None and cancel.is_set():
-                reason = "cancelled"
-                break
-            token = lib.llama_sampler_sample(self._chain, ctx, -1)
-            if gsmpl is not None:
-                tg = time.perf_counter()
-                single.id, single.logit, single.p = token, 1.0, 0.0
-                single_arr.size, single_arr.selected = 1, -1
-                if self.check_sampled_token_first:
-                    lib.llama_sampler_apply(gsmpl, ctypes.byref(single_arr))
-                if not self.check_sampled_token_first or single.logit == float("-inf"):
-                    # Rejected: constrain the most likely tokens first (the sampler chain keeps
-                    # only its top 40 anyway), the whole vocabulary only if none of them fits.
-                    token = self._constrained_sample(gsmpl, full=not self.check_sampled_token_first)
-                    if token < 0:
-                        reason = "end"
-                        grammar_seconds += time.perf_counter() - tg
-                        break
-                lib.llama_sampler_accept(gsmpl, token)
-                grammar_seconds += time.perf_counter() - tg
-            if lib.llama_vocab_is_eog(self._vocab, token):
-                reason = "end"
+        self._grammar_seconds = 0.0
+        # Prompt-lookup drafting checks several tokens per forward pass; it needs greedy decoding
+        # (the draft is verified against the model's own best token) and no stop strings.
+        lookup = self.prompt_lookup and self.settings.temperature <= 0 and not stop
+        produced = self._tokens_lookup(tokens, gsmpl, max_tokens, cancel, stats) if lookup else \
+            self._tokens_plain(gsmpl, max_tokens, cancel, stats)
+        for token in produced:
+            if token < 0:
+                reason = {-1: "end", -2: "cancelled"}[token]
                 break
             piece = decoder.decode(self._piece(token))
-            self.llm.eval([token])
-            stats.completion_tokens += 1
             if stop:
                 hit = min((i for i in ((text + piece).find(s) for s in stop) if i >= 0), default=-1)
                 if hit >= 0:
@@ -419,12 +505,32 @@ class LlamaBackend(StreamingBackend):
             text += tail
             yield tail
         stats.generation_seconds = time.perf_counter() - t_gen
-        stats.grammar_seconds = grammar_seconds
+        stats.grammar_seconds = self._grammar_seconds
         # The KV cache now holds prompt + generated tokens. Their text is prompt + text
         # unless a stop string cut it (then the next prompt falls back to a token-prefix match).
         self._kv_text = prompt + text if reason != "stop" else ""
         self._tok_cache = ("", [])
         return Generation(text=text, stop_reason=reason, stats=stats)
+
+
+def _lookup(context, n: int, ngram_max: int = 3) -> list[int]:
+    """Up to ``n`` tokens that followed the latest earlier occurrence of the context's last
+    ``ngram_max``..1 tokens (longest match first); [] when there is none."""
+    import numpy as np
+
+    if n <= 0:
+        return []
+    size = len(context)
+    for g in range(min(ngram_max, size - 1), 0, -1):
+        tail = context[size - g:]
+        # Candidate starts where the first token matches, then check the rest of the n-gram.
+        starts = np.flatnonzero(context[: size - g] == tail[0])
+        for start in starts[::-1]:
+            if start + g < size and np.array_equal(context[start:start + g], tail):
+                follow = context[start + g: start + g + n]
+                if len(follow):
+                    return [int(t) for t in follow]
+    return []
 
 
 def np_isfinite_any(values) -> bool:

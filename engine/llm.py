@@ -27,6 +27,8 @@ class GenerationStats:
     prompt_seconds: float = 0.0
     generation_seconds: float = 0.0
     grammar_seconds: float = 0.0  # part of generation spent enforcing the grammar
+    draft_tokens: int = 0  # tokens proposed by prompt-lookup drafting
+    draft_accepted: int = 0  # of them, kept (each saved a forward pass)
 
     def add(self, other: "GenerationStats") -> None:
         for name, value in asdict(other).items():
@@ -78,8 +80,9 @@ class ModelBackend(Protocol):
         """Number of tokens of ``text`` (for the context budget)."""
         ...
 
-    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
-        """Render messages with the model's own chat template, ready for the assistant's turn."""
+    def chat_prompt(self, messages: list[dict[str, str]], tools: list[dict] | None = None) -> str:
+        """Render messages with the model's own chat template, ready for the assistant's turn
+        (``tools``: JSON schemas, for a template that writes native tool definitions)."""
         ...
 
 

@@ -200,6 +200,9 @@ def assemble(pack: ModelPack, folder: Path, progress: Progress | None = None) ->
         if whole.hexdigest() != pack.sha256:  # pragma: no cover - every chunk matched, so only a catalogue error
             raise ModelFileError(f"The assembled model {pack.display_name} does not match its published SHA-256.")
         target = folder / pack.filename
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # readable like any installed file (mkstemp makes it private)
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

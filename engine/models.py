@@ -10,8 +10,8 @@ from .errors import ModelFileError, SetupError
 from .settings import Settings, data_dir
 
 RECOMMENDED = (
-    "Qwen2.5-3B-Instruct Q4_K_M (about 2 GB, needs 4 GB of memory) or, on smaller machines, "
-    "Qwen2.5-1.5B-Instruct Q4_K_M (about 1 GB)"
+    "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (the default, about 1.1 GB) or Qwen2.5-3B-Instruct Q4_K_M "
+    "(about 2 GB, needs 4 GB of memory)"
 )
 
 

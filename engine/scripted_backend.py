@@ -44,8 +44,8 @@ class ScriptedBackend(StreamingBackend):
     def queue(self, *outputs: Script) -> None:
         self.outputs.extend(outputs)
 
-    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
-        return self._template.render(messages, add_generation_prompt=True)
+    def chat_prompt(self, messages: list[dict[str, str]], tools: list[dict] | None = None) -> str:
+        return self._template.render(messages, add_generation_prompt=True, tools=tools)
 
     def count_tokens(self, text: str) -> int:
         return len(pseudo_tokens(text))
@@ -59,6 +59,9 @@ class ScriptedBackend(StreamingBackend):
         max_tokens: int = 512,
         cancel: threading.Event | None = None,
     ) -> Iterator[str]:
+        if max_tokens <= 0:  # only fills the cache (a warm-up): no scripted output is used
+            self._cached_text, self._cached_tokens = prompt, self.count_tokens(prompt)
+            return Generation(text="", stop_reason="length", stats=GenerationStats(prompt_tokens=self._cached_tokens))
         self.prompts.append(prompt)
         self.grammars.append(grammar)
         if not self.outputs:

@@ -30,8 +30,9 @@ ENV_OVERRIDES = {
 }
 
 
-def _setting(default: Any, description: str, lo: float | None = None, hi: float | None = None):
-    return field(default=default, metadata={"description": description, "min": lo, "max": hi})
+def _setting(default: Any, description: str, lo: float | None = None, hi: float | None = None,
+             choices: tuple[str, ...] | None = None):
+    return field(default=default, metadata={"description": description, "min": lo, "max": hi, "choices": choices})
 
 
 @dataclass
@@ -46,6 +47,9 @@ class Settings:
     seed: int = _setting(0, "Random seed for sampling, so answers are repeatable.", 0, 2**31 - 1)
     max_steps: int = _setting(6, "Most tool calls the agent may make for one question.", 1, 20)
     max_answer_tokens: int = _setting(700, "Most tokens the model may write in one step.", 64, 4096)
+    turn_format: str = _setting("react", "How the model writes a step: 'react' (Thought/Action text), 'tool-call' "
+                                "(the model's own tool calls) or 'auto' (tool calls where the model's chat template "
+                                "has them).", choices=("react", "tool-call", "auto"))
     employees_path: str = _setting("", "Employee data file (CSV or XLSX). Empty: the sample company.")
     policies_path: str = _setting("", "Policy documents folder or file. Empty: the sample company.")
     embedding_model_path: str = _setting("", "Local sentence-transformers model folder. Empty: all-MiniLM-L6-v2.")
@@ -62,6 +66,10 @@ class Settings:
                 setattr(self, f.name, value)
             if not isinstance(value, expected) or isinstance(value, bool):
                 problems.append(f"{f.name} must be a {expected.__name__}, not {value!r}")
+                continue
+            choices = f.metadata.get("choices")
+            if choices and value not in choices:
+                problems.append(f"{f.name} = {value!r} is not one of {', '.join(choices)}")
                 continue
             lo, hi = f.metadata["min"], f.metadata["max"]
             if lo is not None and value < lo or hi is not None and value > hi:

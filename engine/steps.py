@@ -29,6 +29,14 @@ class AnswerToken(Step):
 
 
 @dataclass
+class AnswerRetracted(Step):
+    """The answer written so far is withdrawn (it stated a number with no source); another follows."""
+
+    reason: str
+    kind = "retracted"
+
+
+@dataclass
 class ThoughtStep(Step):
     """The model's thought, as soon as its line is complete (while the model goes on writing)."""
 

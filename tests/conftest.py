@@ -29,6 +29,13 @@ def _isolated_user_dirs(tmp_path, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _no_model_packs(monkeypatch):
+    """Tests see no installed model package unless they ask for one: "no model found" stays testable,
+    and nothing assembles a 1 GB model into the checkout behind a test's back."""
+    monkeypatch.setattr("engine.model_packs.PACKS", ())
+
+
+@pytest.fixture(autouse=True)
 def _no_network(monkeypatch):
     """No test may open a network connection (loopback socketpairs are fine)."""
 
@@ -68,7 +75,7 @@ def real_model_path(pack_name: str) -> Path:
     """
     from engine import model_packs
 
-    pack = {p.id: p for p in model_packs.PACKS}[pack_name]
+    pack = {p.id: p for p in (model_packs.QWEN_15B, model_packs.QWEN_05B)}[pack_name]
     folder = ROOT / "build" / "test-models"
     if model_packs.is_assembled(pack, folder):
         return folder / pack.filename

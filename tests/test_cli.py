@@ -57,14 +57,14 @@ def test_ask_streams_trace_with_scripted_model(monkeypatch, capsys):
     backend = ScriptedBackend([
         'I need the balance.\nAction: employee_data\nAction Input: df[df["full_name"] == "Pedro Alves"]'
         '["sick_days_remaining"]\n',
-        "I have it.\nFinal Answer: You have 10 sick days left.",
+        "I have it.\nFinal Answer: You have 2 sick days left.",
     ])
     monkeypatch.setattr("engine.assistant.load_backend", lambda settings, model=None, progress=None: backend)
     code = main(["ask", "How many sick days do I have left?", "--user", "Pedro Alves"])
     out = capsys.readouterr().out
     assert code == 0
     assert "Action: employee_data" in out and "Observation: 1 row:" in out
-    assert out.rstrip().endswith("Answer: You have 10 sick days left.")
+    assert out.rstrip().endswith("Answer: You have 2 sick days left.")
 
 
 def test_no_display_falls_back_to_terminal_with_a_reason(monkeypatch, capsys):

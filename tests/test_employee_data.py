@@ -248,8 +248,12 @@ def test_tool_output_table_and_structured(sample):
 def test_data_card_lists_columns_and_user(sample):
     tool = EmployeeDataTool(sample)
     card = tool.card(ToolContext(user="Pedro Alves")).render()
-    assert '"annual_salary_usd" (int, pay)' in card and 'The user is full_name == "Pedro Alves"' in card
+    assert '"annual_salary_usd" (int, pay)' in card and "Pedro Alves" not in card  # the same for every user
+    assert card == tool.card(ToolContext(user="Priya Raman")).render()  # so its KV cache is shared
     assert "120000" not in card and "265000" not in card  # no one's pay leaks through examples
+    notes = "\n".join(tool.user_notes(ToolContext(user="Pedro Alves")))
+    assert 'df[df["full_name"] == "Pedro Alves"]' in notes and "only their own data" in notes
+    assert "As HR" in "\n".join(tool.user_notes(ToolContext(user="Priya Raman")))
 
 
 # -- red team -----------------------------------------------------------------------------------------

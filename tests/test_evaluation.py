@@ -24,17 +24,27 @@ def test_grounding_numbers():
     assert ungrounded_numbers("1. First\n2. Second [2]", []) == []  # list markers and citations are no claims
 
 
-def test_agent_reports_ungrounded_numbers():
+def test_an_answer_with_an_unsourced_number_is_rewritten_under_the_grounded_grammar():
     from engine.agent import Agent
+    from engine.steps import AnswerRetracted, FinalAnswer
     from engine.tools.base import ToolContext
     from engine.tools.calculator import CalculatorTool
     from engine.tools.registry import ToolRegistry
 
     backend = ScriptedBackend(["Compute.\nAction: calculator\nAction Input: 46000 / 260 * 10\n",
-                               "Done.\nFinal Answer: About 1769.23, plus a bonus of 300."])
-    trace = Agent(backend, ToolRegistry([CalculatorTool()]), ToolContext(user="x")).ask(
-        "How much for 10 days at 46000 a year and 260 working days?")
-    assert trace.ungrounded_numbers == ["300"]
+                               "Done.\nFinal Answer: About 1769.23, plus a bonus of 300.",
+                               "Done.\nFinal Answer: About 1769.23; I do not know of a bonus."])
+    agent = Agent(backend, ToolRegistry([CalculatorTool()]), ToolContext(user="x"))
+    steps = list(agent.run("How much for 10 days at 46000 a year and 260 working days?"))
+    retracted = [s for s in steps if isinstance(s, AnswerRetracted)]
+    assert len(retracted) == 1 and "300" in retracted[0].reason
+    final = steps[-1]
+    assert isinstance(final, FinalAnswer) and final.ungrounded_numbers == [] and "bonus" in final.answer
+    assert backend.grammars[1] is not None and "\nnum ::=" not in backend.grammars[1]  # the first answer is free
+    rewrite = backend.grammars[2]
+    assert "\nnum ::=" in rewrite and '"7" "6" "9"' in rewrite and "Action:" not in rewrite
+    assert "300" not in rewrite.split("\nnum ::=")[1].split("\n")[0].replace('" "', "")
+    assert "the answer states 300" in backend.prompts[2]
 
 
 def test_scoring_rules():
@@ -114,10 +124,12 @@ def test_harness_on_scripted_backend(tmp_path):
 
 def test_harness_counts_wrong_answers_and_format_errors(tmp_path):
     suite, scripts = _scripted_cases(tmp_path)
-    scripts["own"] = ["rambling without format", "Guess.\nFinal Answer: You have 9 sick days."]
+    scripts["own"] = ["rambling without format", "Guess.\nFinal Answer: You have 9 sick days.",
+                      "Guess.\nFinal Answer: I do not know how many."]
     report = Evaluator(lambda case: ScriptedBackend(scripts[case.id]), Settings()).run(load_suite(suite))
     own = next(c for c in report["cases"] if c["id"] == "own")
-    assert own["answer_correct"] is False and own["tool_recall"] == 0.0 and own["ungrounded_numbers"] == ["9"]
+    assert own["answer_correct"] is False and own["tool_recall"] == 0.0 and own["ungrounded_numbers"] == []
+    assert "the answer states 9" in own["traces"][0]["steps"][1]["observation"]
     assert report["summary"]["format_validity"] < 1.0 and report["summary"]["answer_accuracy"] == pytest.approx(2 / 3, abs=1e-3)
 
 

@@ -127,8 +127,9 @@ def test_agent_end_to_end_on_real_llama(tiny_backend, registry):
         assert call["prompt_reused"] > 0
     data = json.loads(json.dumps(trace.to_dict()))
     assert data["answer"] and data["tools"] == ["employee_data", "calculator"]
-    # a second question in the same chat reuses the first one's prompt
-    agent.max_steps = 0
+    # a second question in the same chat reuses the first one's prompt (a short step, so the random
+    # model's long first turn still fits beside it)
+    agent.max_steps, agent.max_tokens = 0, 256
     trace2 = agent.ask("And vacation?")
     assert trace2.per_call[0]["prompt_reused"] >= trace.per_call[-1]["prompt_tokens"]
 
@@ -211,3 +212,53 @@ def test_tool_input_grammar_agrees_with_its_validator(tiny_backend, registry, to
         if gen.stop_reason != "end":
             continue
         assert_input_parses(tool.name, gen.text)
+
+
+def test_prompt_lookup_decoding_writes_exactly_what_plain_greedy_decoding_writes(tiny_model_path):
+    """Drafts copied from the prompt are only kept where the model would have written them itself."""
+    backend = LlamaBackend(tiny_model_path, Settings(n_ctx=2048, n_threads=2, temperature=0.0))
+    registry = ToolRegistry([CalculatorTool()])
+    try:
+        quote = "The daily rate is the annual salary divided by 260 working days. " * 3
+        prompt = backend.chat_prompt([{"role": "user", "content": quote + "Repeat: " + quote}])
+        outputs = {}
+        for lookup in (False, True):
+            backend.prompt_lookup = lookup
+            for grammar in (None, registry.turn_grammar()):
+                backend._kv_text, backend._tok_cache = "", ("", [])
+                backend.llm.reset()
+                gen = backend.generate(prompt, grammar, max_tokens=120)
+                outputs[(lookup, grammar is None)] = (gen.text, gen.stats.completion_tokens, gen.stats.draft_tokens)
+        assert outputs[(True, True)][:2] == outputs[(False, True)][:2]
+        assert outputs[(True, False)][:2] == outputs[(False, False)][:2]
+        assert outputs[(True, True)][2] > 0 and outputs[(False, True)][2] == 0  # drafts were tried
+        # The cache holds exactly prompt + answer afterwards: the next call reuses it.
+        follow = backend.generate(prompt + outputs[(True, False)][0], None, max_tokens=1)
+        assert follow.stats.prompt_evaluated <= 1
+    finally:
+        backend.close()
+
+
+def test_native_tool_call_turns_parse_over_many_seeds(tiny_backend, registry):
+    """The tool-call format's grammar binds random weights too: a call is valid JSON naming a real
+    tool, its input passes the tool's syntax check, and an answer and a call never mix."""
+    from engine.turn_format import ToolCallFormat
+
+    fmt = ToolCallFormat().bind(ToolCallFormat.schemas(registry, ToolContext(user="Pedro Alves")))
+    prompt = tiny_backend.chat_prompt([{"role": "system", "content": "x"}, {"role": "user", "content": "q"}])
+    calls = answers = 0
+    for seed in range(8):
+        tiny_backend.reseed(200 + seed)
+        grammar = fmt.grammar(registry, allow_tools=True, numbers={"46000", "7.5"}, citations=0)
+        if seed % 2:  # random weights rarely start with "<": half the seeds may only call
+            grammar = grammar.replace("root ::= call | answer", "root ::= call")
+        gen = tiny_backend.generate(prompt, grammar, max_tokens=1500)
+        assert gen.stop_reason == "end", (seed, gen.text[-200:])
+        turn = fmt.parse(gen.text, registry, truncated=False)
+        if turn.final is not None:
+            answers += 1
+            assert not turn.final.startswith("<")
+            continue
+        calls += 1
+        assert_input_parses(turn.action, turn.action_input)
+    assert calls and answers

@@ -13,16 +13,18 @@ from engine.errors import ModelFileError
 from engine.model_packs import QWEN_05B, Chunk, assemble, installed, is_assembled, read_provenance
 from tests.conftest import ROOT, real_model_path
 
+ALL_PACKS = model_packs.PACKS  # as shipped (conftest hides them from other tests)
+
 
 def test_pins_match_the_extras_in_pyproject():
     import tomllib
 
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    for pack in model_packs.PACKS:
+    for pack in ALL_PACKS:
         assert extras[pack.extra] == pack.requirements()
         assert sum(c.size for c in pack.chunks) == pack.size
         assert all(len(c.sha256) == 64 for c in pack.chunks) and len(pack.sha256) == 64
-    assert model_packs.DEFAULT_PACK is model_packs.PACKS[0]
+    assert model_packs.DEFAULT_PACK is ALL_PACKS[0]
 
 
 def _small_pack_or_skip():
@@ -83,6 +85,7 @@ def test_first_use_assembles_the_installed_pack_and_then_finds_it(tmp_path, monk
 def test_a_copied_in_model_wins_over_the_packaged_one(tmp_path, monkeypatch):
     from engine.models import find_models
 
+    monkeypatch.setattr(model_packs, "PACKS", ALL_PACKS)
     for name in (model_packs.QWEN_15B.filename, QWEN_05B.filename, "my-site-model.gguf"):
         (tmp_path / name).write_bytes(b"GGUF")
     monkeypatch.setattr("engine.models.model_dirs", lambda: [tmp_path])

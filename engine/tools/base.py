@@ -76,11 +76,13 @@ class Tool(ABC):
         return []
 
     @abstractmethod
-    def grammar_rules(self, root: str) -> str:
+    def grammar_rules(self, root: str, json_string: bool = False) -> str:
         """GBNF rules for the tool's input; the entry rule is ``root``.
 
         Helper rules must be named ``{root}-something`` so tools never collide.
-        The input is one line: it must not match a newline.
+        The input is one line: it must not match a newline. ``json_string``: the input
+        sits inside a JSON string (a native tool call), so it must not contain ``"``
+        or a backslash.
         """
 
     @abstractmethod

@@ -201,8 +201,8 @@ class CalculatorTool(Tool):
                 observation="round(138.46 * 3, 2) = 415.38", answer="3 days of pay are 415.38."),
         )
 
-    def grammar_rules(self, root: str) -> str:
-        p = root
+    def grammar_rules(self, root: str, json_string: bool = False) -> str:
+        p = root  # arithmetic has no quotes: the same in a JSON string
         rules = [
             # No leading zeros: "007" is not a Python number.
             f'{p}-num ::= ("0" | [1-9] [0-9]{{0,11}}) ("." [0-9]{{1,6}})?',

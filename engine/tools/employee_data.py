@@ -24,6 +24,11 @@ def py_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _json_escaped_py(text: str) -> str:
+    """A column name as a single-quoted Python literal, escaped for a JSON string."""
+    return json.dumps("'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'", ensure_ascii=False)[1:-1]
+
+
 def _cell(v: Any) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
@@ -136,7 +141,7 @@ class EmployeeDataTool(Tool):
         worked = WorkedExample(
             question=f"How many {target.replace('_', ' ')} do I have?" if leave else "What is in my record?",
             thought="I look up the user's own row.", tool_input=example.replace("Ana Example", "Ana Example"),
-            observation=f"1 row:\n| {target} |\n|---|\n| 4 |", answer=f"You have 4 ({target.replace('_', ' ')}).")
+            observation=f"1 row:\n| {target} |\n|---|\n| 4 |", answer=f"You have 4 {target.replace('_', ' ')}.")
         return ToolCard(
             name=self.name,
             worked=worked,
@@ -194,11 +199,19 @@ class EmployeeDataTool(Tool):
             'P-fpost ::= ".sort_values(by=" P-col ", ascending=" ("True" | "False") ")" | ".head(" P-int ")" | ".count()"',
     ]
 
-    def grammar_rules(self, root: str) -> str:
-        """The query grammar, generated from the loaded table: only real column names can be written."""
-        cols = " | ".join(_gbnf_literal(py_string(c)) for c in self.table.columns)
-        dates = " | ".join(_gbnf_literal(py_string(c)) for c, col in self.table.columns.items() if col.dtype == "date")
+    def grammar_rules(self, root: str, json_string: bool = False) -> str:
+        """The query grammar, generated from the loaded table: only real column names can be written.
+
+        Inside a JSON string (a native tool call) the query quotes with ``'`` and a column
+        name is written as its JSON-escaped Python literal, so the call stays valid JSON.
+        """
+        literal = _json_escaped_py if json_string else py_string
+        cols = " | ".join(_gbnf_literal(literal(c)) for c in self.table.columns)
+        dates = " | ".join(_gbnf_literal(literal(c)) for c, col in self.table.columns.items() if col.dtype == "date")
         lines = [line.replace("ROOT", root).replace("P-", f"{root}-") for line in self._GRAMMAR]
+        if json_string:
+            lines = [line.replace('P-str ::= "\\"" [^"\\\\\\n]{0,80} "\\""'.replace("P-", f"{root}-"),
+                                  f'{root}-str ::= "\'" [^\'"\\\\\\x00-\\x1f]{{0,80}} "\'"') for line in lines]
         # Column names go in last, so no name can ever clash with a placeholder.
         lines[1] = f"{root}-col ::= {cols}"
         lines[2] = f"{root}-date ::= {dates or root + '-col'}"

@@ -33,8 +33,9 @@ class PolicySearchTool(Tool):
                 answer="Only assistance dogs are allowed in the office [1]."),
         )
 
-    def grammar_rules(self, root: str) -> str:
-        return f"{root} ::= [^\\x00-\\x20\\x7f] [^\\x00-\\x1f\\x7f]{{1,150}}"
+    def grammar_rules(self, root: str, json_string: bool = False) -> str:
+        no = '"\\\\' if json_string else ""
+        return f"{root} ::= [^\\x00-\\x20\\x7f{no}] [^\\x00-\\x1f\\x7f{no}]{{1,150}}"
 
     def normalise_input(self, tool_input: str) -> str:
         return " ".join(tool_input.lower().split())

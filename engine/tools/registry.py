@@ -68,7 +68,13 @@ class ToolRegistry:
     def user_notes(self, context: ToolContext) -> str:
         return "\n".join(line for tool in self for line in tool.user_notes(context))
 
-    def turn_grammar(self, *, allow_tools: bool = True, numbers: set[str] | None = None) -> str:
+    def answer_rules(self, numbers: set[str] | None, first_exclude: str = "", citations: int = 9) -> list[str]:
+        """GBNF rules of a final answer (``answer ::= …``), grounded in ``numbers`` when given."""
+        return grounded_answer_rules(numbers, line_chars=ANSWER_LINE_MAX_CHARS, max_lines=ANSWER_MAX_LINES,
+                                     text_char=TEXT_CHAR, first_exclude=first_exclude, citations=citations)
+
+    def turn_grammar(self, *, allow_tools: bool = True, numbers: set[str] | None = None,
+                     citations: int = 9) -> str:
         """GBNF of one model turn.
 
         ``Thought: …`` then either ``Action: <tool>`` / ``Action Input: <input>``
@@ -86,13 +92,8 @@ class ToolRegistry:
             # A thought starts with a word: small models otherwise number their thoughts ("1. …").
             f"thought ::= \" \" [^\\x00-\\x20\\x7f0-9] {TEXT_CHAR}{{0,{THOUGHT_MAX_CHARS - 1}}}",
             'final ::= "Final Answer: " answer',
+            *self.answer_rules(numbers, citations=citations),
         ]
-        if numbers is None:
-            rules += [f'answer ::= aline ("\\n" aline?){{0,{ANSWER_MAX_LINES - 1}}}',
-                      f"aline ::= {TEXT_CHAR}{{1,{ANSWER_LINE_MAX_CHARS}}}"]
-        else:
-            rules += grounded_answer_rules(numbers, line_chars=ANSWER_LINE_MAX_CHARS, max_lines=ANSWER_MAX_LINES,
-                                           text_char=TEXT_CHAR)
         if allow_tools and self._tools:
             calls = []
             for tool in self:
