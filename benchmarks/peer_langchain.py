@@ -169,6 +169,10 @@ def main() -> None:
     ap.add_argument("--max-tokens", type=int, default=256)
     ap.add_argument("--n-ctx", type=int, default=8192)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--split", choices=("dev", "test", "all"), default="all",
+                    help="suite split (report the held-out test split)")
+    ap.add_argument("--temperature", type=float, default=0.0, help="both designs (0: greedy)")
+    ap.add_argument("--json", help="write both designs' per-case results (ours with traces) here")
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
     model = args.model
@@ -180,12 +184,14 @@ def main() -> None:
     else:
         label = Path(model).name
     cases = load_suite(args.suite)
+    if args.split != "all":
+        cases = [c for c in cases if c.split == args.split]
     if args.ids:
         wanted = set(args.ids.split(","))
         cases = [c for c in cases if c.id in wanted]
     if args.limit:
         cases = cases[: args.limit]
-    settings = Settings(n_ctx=args.n_ctx, n_threads=2, temperature=0.2, seed=args.seed, max_steps=6,
+    settings = Settings(n_ctx=args.n_ctx, n_threads=2, temperature=args.temperature, seed=args.seed, max_steps=6,
                         max_answer_tokens=args.max_tokens)
     default_emp, default_pol = str(ROOT / "data" / "employees.csv"), str(ROOT / "data" / "policies")
 
@@ -194,7 +200,7 @@ def main() -> None:
     backend = LlamaBackend(model, settings)
     ours = Evaluator(lambda case: backend, settings).run(cases)
     backend.close()
-    old = OldDesign(model, args.n_ctx, args.max_tokens, 0.2, args.seed)
+    old = OldDesign(model, args.n_ctx, args.max_tokens, args.temperature, args.seed)
     old_rows = [old.run_case(c, c.employees or default_emp, c.policies or default_pol) for c in cases]
 
     def p95(xs):
@@ -205,7 +211,8 @@ def main() -> None:
     counted = [r for r in old_rows if r["correct"] is not None]
     old_acc = sum(r["correct"] for r in counted) / len(counted) if counted else 0.0
     old_calls = sum(r["calls"] for r in old_rows)
-    print(f"model: {label}; {len(cases)} cases; 2 CPU threads; max {args.max_tokens} tokens per call")
+    print(f"model: {label}; {len(cases)} cases ({args.split}); 2 CPU threads; temperature {args.temperature}; "
+          f"max {args.max_tokens} tokens per call")
     print(f"{'design':<34}{'accuracy':>9}{'format errors':>15}{'calls/case':>11}{'prompt tok eval/case':>21}"
           f"{'gen tok/case':>13}{'mean s':>8}{'p95 s':>8}")
     fmt_err = sum(c["llm_calls"] - c["format_valid_turns"] for c in ours["cases"])
@@ -218,6 +225,12 @@ def main() -> None:
           f"{sum(r['generated'] for r in old_rows) / n:>13.0f}{statistics.fmean(r['seconds'] for r in old_rows):>8.2f}"
           f"{p95([r['seconds'] for r in old_rows]):>8.2f}")
     print(f"format validity (ours): {s['format_validity']:.3f}; refusal accuracy (ours): {s['refusal_accuracy']:.3f}")
+    if args.json:
+        import json
+
+        rows = [{"id": c.id, **r} for c, r in zip(cases, old_rows)]
+        Path(args.json).write_text(json.dumps({"model": label, "split": args.split, "ours": ours, "langchain": rows},
+                                              indent=1, default=str))
     tmp.cleanup()
 
 

@@ -19,7 +19,7 @@ import time
 from typing import Iterator
 
 from .errors import AccessDenied, Cancelled, HRAssistantError, ModelOutputError, SetupError
-from .grounding import number_forms, ungrounded_numbers, unsourced_numbers
+from .grounding import number_forms, ungrounded_numbers, unsourced_numbers, written_calculation
 from .llm import Generation, ModelBackend
 from .steps import (
     ActionStep,
@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 MIN_STEP_TOKENS = 128
 GROUNDED_RETRY_TOKENS = 200  # a rewritten answer is short; bounds the cost of a model fighting the grammar
 _PASSAGE = re.compile(r"^\[(\d)\] ", re.M)
+#: Degenerate text: the same short piece four times in a row ("1, 1, 1, 1", "[x] [x] [x] [x]").
+_REPEATS = re.compile(r"(\S.{0,40}?)(?:[\s,;]+\1){3,}")
 
 
 def _passages(sources: list[str]) -> int:
@@ -218,6 +220,10 @@ class Agent:
         # written again under a grammar that admits only sourced numbers (a checked rewrite: a model
         # that is told why writes a sentence, where one fenced in at once writes junk).
         grounded_retry = False
+        denials: list[str] = []  # what the access layer refused in this turn
+        found = False  # a tool returned something (not an error, not a loop note)
+        withdrawn: list[str] = []  # the numbers of a withdrawn answer
+        calc_retry = False  # an answer that wrote out a calculation was sent back to the calculator once
         try:
             for step_no in range(self.max_steps + 2):
                 at_limit = step_no >= self.max_steps
@@ -268,9 +274,40 @@ class Agent:
                         return
                     continue
                 if turn.final is not None:
-                    unsourced = ungrounded_numbers(turn.final, sources, citations=_passages(sources))
+                    calculation = (written_calculation(turn.final, sources)
+                                   if "calculator" in self.tools.names else None)
+                    if calculation and allow_tools and not calc_retry:
+                        # The arithmetic left to the reader (or done wrong in the text): once, back to the tool.
+                        calc_retry = True
+                        note = (f"Error: the answer writes the calculation {calculation} instead of its result. "
+                                "Work it out with the calculator, then answer with the result.")
+                        segments.append(Segment(text, note))
+                        trace.steps.append(TraceStep(turn.thought, observation=note, ok=False))
+                        yield AnswerRetracted(note)
+                        continue
+                    final = turn.final
+                    if calculation:
+                        # No tool step left (or sent back once already): the calculator works out what the
+                        # answer wrote, and the answer shows the result next to it.
+                        final, worked = self._work_out(final, sources, trace)
+                        sources = sources + worked
+                        if worked:
+                            text = self._replace_answer(text, turn.final, final)
+                    unsourced = ungrounded_numbers(final, sources, citations=_passages(sources))
+                    if unsourced and denials and not found:
+                        # Denied, nothing else found, and a figure made up to fill the gap: the access
+                        # layer's own words are the whole honest answer (no second model call).
+                        answer = "I can't tell you that. " + " ".join(dict.fromkeys(denials))
+                        segments.append(Segment(self._replace_answer(text, turn.final, answer)))
+                        trace.steps.append(TraceStep(turn.thought, observation=f"(withdrawn: {turn.final})",
+                                                     ok=False))
+                        trace.ungrounded_numbers = []
+                        yield AnswerRetracted(f"the answer states {', '.join(unsourced)}, which no tool returned")
+                        self._finish(trace, question, segments, answer, True, started)
+                        yield FinalAnswer(answer, True, [])
+                        return
                     if unsourced and not grounded_retry:
-                        grounded_retry = True
+                        grounded_retry, withdrawn = True, unsourced
                         note = (f"Error: the answer states {', '.join(unsourced)}, which no observation and not the "
                                 "question contains. Answer again with only numbers that an observation or the "
                                 "question gives; where you do not have a figure, say that you do not know it.")
@@ -278,7 +315,14 @@ class Agent:
                         trace.steps.append(TraceStep(turn.thought, observation=note, ok=False))
                         yield AnswerRetracted(note)
                         continue
-                    answer = turn.final
+                    answer = final
+                    if grounded_retry and (generation.stop_reason == "length" or _REPEATS.search(answer)):
+                        # The rewrite fought the grammar (a loop of allowed numbers, or no end): nothing in it
+                        # can be trusted, so the engine says plainly what it could not do.
+                        answer = ("I could not write an answer that I can back with what the tools returned, and I "
+                                  "will not give a figure that no tool gave me. Please ask in other words, or ask HR.")
+                        log.info("grounded rewrite failed; withdrawn numbers: %s", withdrawn)
+                        text = self.format.final_text(answer)
                     complete = not at_limit and generation.stop_reason != "length"
                     if at_limit:
                         answer = (f"(I reached my limit of {self.max_steps} tool steps, so this answer may be "
@@ -315,6 +359,7 @@ class Agent:
                         # Asking again in other words cannot change who the user is: answer now.
                         observation, ok = f"Error: {exc} This is not available to the user.", False
                         force_final = True
+                        denials.append(str(exc))
                     except ModelOutputError as exc:
                         observation, ok = f"Error: {exc}", False
                     except SetupError:
@@ -322,6 +367,7 @@ class Agent:
                     except Exception as exc:  # a bug in a tool must not end the conversation
                         log.exception("tool %s failed", turn.action)
                         observation, ok = f"Error: the {turn.action} tool failed ({type(exc).__name__}).", False
+                found |= ok and not by_loop
                 if not ok:
                     errors[observation] = errors.get(observation, 0) + 1
                     force_final |= errors[observation] >= 2  # the same error twice: stop retrying
@@ -341,6 +387,32 @@ class Agent:
             trace.error = str(exc)
             trace.seconds = round(time.perf_counter() - started, 4)
             yield ErrorStep(exc.message, exc.hint, type(exc).__name__)
+
+    def _replace_answer(self, text: str, old: str, new: str) -> str:
+        """The turn ``text`` with its final answer ``old`` replaced by ``new``; the turn's start stays
+        as the model wrote it, so the KV cache still holds it for the next question."""
+        head, found, tail = text.rpartition(old)
+        return head + new + tail if found else self.format.final_text(new)
+
+    def _work_out(self, answer: str, sources: list[str], trace: Trace) -> tuple[str, list[str]]:
+        """``answer`` with each calculation it writes out followed by its result from the calculator
+        (``84,000 / 2080`` -> ``84,000 / 2080 = 40.38``), and the calculator's observations."""
+        worked: list[str] = []
+        for _ in range(3):
+            expression = written_calculation(answer, sources + worked)
+            if expression is None:
+                break
+            plain = re.sub(r"[$€£₱,]", "", expression).replace("×", "*").replace("÷", "/").replace(" x ", " * ")
+            try:
+                result = self.tools.get("calculator").run(f"round({plain}, 2)", self.context)
+            except HRAssistantError:
+                break  # not a calculation after all (a division by zero, say): leave the text as written
+            value = result.text.rsplit("=", 1)[-1].strip()
+            answer = answer.replace(expression, f"{expression} = {value}", 1)
+            worked.append(result.text)
+            trace.steps.append(TraceStep("(The answer wrote out a calculation; the calculator worked it out.)",
+                                         "calculator", f"round({plain}, 2)", result.text, True))
+        return answer, worked
 
     def _account(self, trace: Trace, generation: Generation) -> None:
         s = generation.stats

@@ -177,6 +177,8 @@ class Evaluator:
             correct = False if correct is not None else None
             refusal_correct = False if refusal_correct is not None else None
         hit_limit = any(not t.complete and not t.error for t in traces)
+        # The budget: one model call per tool call plus one for the answer; more means a retry or a loop.
+        over_budget = any(t.llm_calls > 1 + sum(1 for s in t.steps if s.action) for t in traces)
         return {
             "id": case.id, "split": case.split, "category": case.category, "question": case.question, "user": case.user,
             "answer": trace.answer, "error": trace.error, "answer_correct": correct,
@@ -187,7 +189,7 @@ class Evaluator:
             "prompt_tokens_evaluated": trace.prompt_tokens_evaluated, "prompt_tokens_reused": trace.prompt_tokens_reused,
             "completion_tokens": trace.completion_tokens, "latency_s": round(seconds, 4),
             "ungrounded_numbers": trace.ungrounded_numbers, "side_effect": side_effect,
-            "incomplete": hit_limit,
+            "incomplete": hit_limit, "over_call_budget": over_budget,
             "first_token_s": trace.first_token_seconds,
             "traces": [t.to_dict() for t in traces],  # every turn, whole: thoughts, actions, observations, timings
         }
@@ -236,6 +238,7 @@ def summarise(results: list[dict]) -> dict:
         "p95_latency_s": _percentile(latencies, 0.95),
         "median_first_token_s": _percentile(first, 0.5),
         "incomplete": sum(1 for r in results if r.get("incomplete")),
+        "over_call_budget": sum(1 for r in results if r.get("over_call_budget")),
         "answers_with_ungrounded_numbers": sum(1 for r in results if r["ungrounded_numbers"]),
         "side_effects": sum(1 for r in results if r["side_effect"]),
         "errors": sum(1 for r in results if r["error"]),
@@ -248,6 +251,7 @@ def case_line(i: int, n: int, r: dict) -> str:
     ref = "" if r["refusal_correct"] is None else (" refusal-ok" if r["refusal_correct"] else " REFUSAL-WRONG")
     extra = (" UNGROUNDED " + ",".join(r["ungrounded_numbers"])) if r["ungrounded_numbers"] else ""
     extra += " STEP-LIMIT" if r.get("incomplete") else ""
+    extra += " OVER-BUDGET" if r.get("over_call_budget") else ""
     answer = " ".join((r["answer"] or r["error"] or "").split())[:100]
     return (f"[{i}/{n}] {r['id']} ({r['split']}) {ok}{ref}{extra} · {r['total_llm_calls']} calls · "
             f"{r['latency_s']:.1f}s · {','.join(r['tools_used']) or 'no tool'} · {answer}")
@@ -259,7 +263,7 @@ def _summary_lines(s: dict, label: str = "") -> list[str]:
         f"{head}answer accuracy {s['answer_accuracy']:.3f} · refusal accuracy {s['refusal_accuracy']:.3f} · "
         f"tool P/R/F1 {s['tool_precision']:.3f}/{s['tool_recall']:.3f}/{s['tool_f1']:.3f} · "
         f"format validity {s['format_validity']:.3f} · ungrounded answers {s['answers_with_ungrounded_numbers']} · "
-        f"at step limit {s['incomplete']}",
+        f"at step limit {s['incomplete']} · over 1+tools calls {s.get('over_call_budget', 0)}",
         f"{' ' * len(head)}model calls per case {s['llm_calls_per_case']:.2f} · prompt tokens evaluated per case "
         f"{s['prompt_tokens_evaluated_per_case']:.0f} · tokens generated per case {s['completion_tokens_per_case']:.0f} · "
         f"latency median {s['median_latency_s']:.2f}s, mean {s['mean_latency_s']:.2f}s, p95 {s['p95_latency_s']:.2f}s · "

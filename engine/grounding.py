@@ -54,6 +54,44 @@ def ungrounded_numbers(answer: str, sources: list[str], citations: int | None = 
     return out
 
 
+_CALCULATION = re.compile(r"(?<![\w.])\(?[$€£₱]?\d[\d,]*(?:\.\d+)?\)?\s*(?:[*/×÷]|(?<=\s)x(?=\s))\s*\(?[$€£₱]?\d[\d,]*(?:\.\d+)?")
+
+
+def written_calculation(answer: str, sources: list[str]) -> str | None:
+    """A product or quotient an answer writes out (``84,000 / 2080``) instead of its result, or None.
+
+    Small models like to leave the arithmetic to the reader; the loop sends such an answer back
+    to the calculator. An expression quoted from a source (a date like ``14/07/2025`` in the
+    data, a rate ``1.5 x`` in a policy) is not a calculation of the answer's own."""
+    plain_sources = [_plain(source) for source in sources]
+    for m in _CALCULATION.finditer(answer):
+        expression = m.group(0)
+        echo = re.compile(r"(?<![\d.])" + re.escape(_plain(expression)) + r"(?![\d.])")
+        if any(echo.search(source) for source in plain_sources):
+            continue  # quoted from a source, or working that echoes what the calculator was given
+        result = _RESULT.match(answer, m.end())
+        if result and _checks_out(expression, result.group(1)):
+            continue  # working shown with its right result ("46,000 / 260 = 176.92")
+        return expression.strip()
+    return None
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[\s,$€£₱()]", "", text).replace("×", "*").replace("÷", "/")
+
+
+_RESULT = re.compile(r"\s*=\s*[$€£₱]?(\d[\d,]*(?:\.\d+)?)")
+_OPERAND = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _checks_out(expression: str, stated: str) -> bool:
+    a, b = (float(x.replace(",", "")) for x in _OPERAND.findall(expression)[:2])
+    value = a / b if re.search(r"[/÷]", expression) and b else a * b
+    claim = normalise_number(stated)
+    decimals = len(claim.split(".")[1]) if "." in claim else 0
+    return abs(round(value, decimals) - float(claim)) < 1e-9
+
+
 # -- enforcing it: the final answer's grammar admits only numbers that have a source ---------------
 
 _DIGIT_RUN = re.compile(r"\d[\d,]*(?:\.\d+)?")

@@ -123,7 +123,9 @@ class LlamaBackend(StreamingBackend):
     #: every token, as llama-cpp-python does; kept for the grammar benchmark.
     check_sampled_token_first = True
     #: Prompt-lookup drafting (greedy decoding only); LOOKUP_TOKENS drafted per forward pass at most.
-    prompt_lookup = True
+    #: Off by default: on a 2-core CPU the batched check of the drafts cost more than the passes it
+    #: saved (benchmarks/bench_real_model.py, 1.5B model: 1.1-1.35x slower per question).
+    prompt_lookup = False
     LOOKUP_TOKENS = 8
     GRAMMAR_CACHE = 8  # compiled grammars kept (least recently used dropped)
 

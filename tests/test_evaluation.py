@@ -47,6 +47,37 @@ def test_an_answer_with_an_unsourced_number_is_rewritten_under_the_grounded_gram
     assert "the answer states 300" in backend.prompts[2]
 
 
+def test_an_answer_that_writes_out_a_calculation_is_sent_back_to_the_calculator_once():
+    from engine.agent import Agent
+    from engine.grounding import written_calculation
+    from engine.steps import ActionStep, AnswerRetracted, FinalAnswer
+    from engine.tools.base import ToolContext
+    from engine.tools.calculator import CalculatorTool
+    from engine.tools.registry import ToolRegistry
+
+    assert written_calculation("Your hourly rate is 84,000 / 2080 [1].", []) == "84,000 / 2080"
+    assert written_calculation("That is 46,000 / 260 = 176.92 a day.", []) is None  # working with its right result
+    assert written_calculation("That is 46,000 / 260 = 180 a day.", []) == "46,000 / 260"  # a wrong result
+    assert written_calculation("You joined on 14/07/2025.", ["start: 14/07/2025"]) is None  # quoted, not computed
+    backend = ScriptedBackend(["Answer.\nFinal Answer: Your hourly rate is 84,000 / 2080.",
+                               "Compute.\nAction: calculator\nAction Input: 84000 / 2080\n",
+                               "Done.\nFinal Answer: Your hourly rate is 40.38."])
+    agent = Agent(backend, ToolRegistry([CalculatorTool()]), ToolContext(user="x"))
+    steps = list(agent.run("My salary is 84,000 and I work 2080 hours a year. What is my hourly rate?"))
+    retracted = [s for s in steps if isinstance(s, AnswerRetracted)]
+    assert len(retracted) == 1 and "84,000 / 2080" in retracted[0].reason
+    assert [s.action for s in steps if isinstance(s, ActionStep)] == ["calculator"]
+    assert isinstance(steps[-1], FinalAnswer) and steps[-1].answer == "Your hourly rate is 40.38."
+    # Only once: a model that writes the calculation again gets it worked out by the calculator.
+    again = ScriptedBackend(["A.\nFinal Answer: It is 84,000 / 2080.", "A.\nFinal Answer: It is 84,000 / 2080 an hour."])
+    agent = Agent(again, ToolRegistry([CalculatorTool()]), ToolContext(user="x"))
+    steps = list(agent.run("Salary 84,000, 2080 hours: hourly rate?"))
+    assert isinstance(steps[-1], FinalAnswer) and steps[-1].answer == "It is 84,000 / 2080 = 40.38 an hour."
+    assert steps[-1].ungrounded_numbers == [] and len(again.prompts) == 2
+    assert agent.last_trace.steps[-2].action == "calculator"  # the trace shows who did the arithmetic
+    assert agent.history[-1]["content"].endswith("It is 84,000 / 2080 = 40.38 an hour.")
+
+
 def test_scoring_rules():
     from engine.evaluation import Case
 

@@ -128,10 +128,11 @@ def test_agent_end_to_end_on_real_llama(tiny_backend, registry):
     data = json.loads(json.dumps(trace.to_dict()))
     assert data["answer"] and data["tools"] == ["employee_data", "calculator"]
     # a second question in the same chat reuses the first one's prompt (a short step, so the random
-    # model's long first turn still fits beside it)
+    # model's long first turn still fits beside it); at least up to the first bytes the random model
+    # wrote that are not valid UTF-8 (they do not survive the round trip through text)
     agent.max_steps, agent.max_tokens = 0, 256
     trace2 = agent.ask("And vacation?")
-    assert trace2.per_call[0]["prompt_reused"] >= trace.per_call[-1]["prompt_tokens"]
+    assert trace2.per_call[0]["prompt_reused"] > trace.per_call[0]["prompt_tokens"]
 
 
 def test_corrupt_and_foreign_model_files(tmp_path, tiny_model_path):

@@ -196,9 +196,10 @@ class CalculatorTool(Tool):
             "parentheses, round(x, digits), abs, min, max, sqrt.",
             example="round(20000 / 30 * 10, 2)",
             worked=WorkedExample(
-                question="What are 3 days of pay at my daily rate of 138.46?",
-                thought="I calculate 138.46 * 3.", tool_input="round(138.46 * 3, 2)",
-                observation="round(138.46 * 3, 2) = 415.38", answer="3 days of pay are 415.38."),
+                # The whole calculation in one expression: small models otherwise stop after its first part.
+                question="What are 3 days of pay on a salary of 36000 with 250 working days a year?",
+                thought="I calculate 36000 / 250 * 3 in one expression.", tool_input="round(36000 / 250 * 3, 2)",
+                observation="round(36000 / 250 * 3, 2) = 432", answer="3 days of pay are 432."),
         )
 
     def grammar_rules(self, root: str, json_string: bool = False) -> str:
