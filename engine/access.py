@@ -42,7 +42,21 @@ class AccessPolicy:
     def from_toml(cls, path: Path) -> "AccessPolicy":
         import tomllib
 
-        data = tomllib.loads(path.read_text(encoding="utf-8")).get("access", {})
+        from .errors import DataFileError
+
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8")).get("access", {})
+            if not isinstance(data, dict):
+                raise ValueError("[access] must be a table")
+            for key in ("hr_departments", "hr_only_columns", "public_columns"):
+                if data.get(key) is not None and not (isinstance(data[key], list)
+                                                      and all(isinstance(v, str) for v in data[key])):
+                    raise ValueError(f"{key} must be a list of column or department names")
+        except (OSError, UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
+            # Fail closed: guessing a policy could show someone data the real one withholds.
+            raise DataFileError(f"The access policy {path} cannot be read: {exc}.",
+                                hint="Fix the file (UTF-8 TOML with an [access] table) or remove it; employee data "
+                                     "stays unavailable until then. Policies and the calculator still work.") from None
         return cls(
             hr_departments=list(data.get("hr_departments", [])),
             public_columns=data.get("public_columns"),

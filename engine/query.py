@@ -478,7 +478,16 @@ class Interpreter:
         name_col = self.table.role("name")
         if series.name not in self.table.df.columns:
             return
-        values = [str(v) for v in self.table.df[series.name].dropna().unique()]
+        df, col, viewer = self.table.df, series.name, self.viewer
+        # Only values the user may read are suggested: a hint drawn from every row would let
+        # prefix probing ("salary == '9'") list other people's values one by one.
+        if viewer.role == "hr" or (col in viewer.public_columns and col not in viewer.hr_only_columns):
+            pool = df[col]
+        elif col in viewer.hr_only_columns:
+            return
+        else:
+            pool = df.loc[[r for r in viewer.visible_rows if r in df.index], col]
+        values = [str(v) for v in pool.dropna().unique()]
         by_key = {normalise_name(v): v for v in values}
         if normalise_name(value) in by_key:
             close = [by_key[normalise_name(value)]]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import tempfile
 from dataclasses import dataclass, field, fields
@@ -70,6 +71,9 @@ class Settings:
             choices = f.metadata.get("choices")
             if choices and value not in choices:
                 problems.append(f"{f.name} = {value!r} is not one of {', '.join(choices)}")
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                problems.append(f"{f.name} must be a finite number, not {value!r}")
                 continue
             lo, hi = f.metadata["min"], f.metadata["max"]
             if lo is not None and value < lo or hi is not None and value > hi:
@@ -141,8 +145,8 @@ def load_settings(path: Path | None = None, *, env: bool = True) -> Settings:
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
-        except (OSError, ValueError):
-            os.replace(path, path.with_suffix(".json.bad"))
+        except (OSError, ValueError, RecursionError):
+            keep_aside(path)
             data = {}
     known = {f.name for f in fields(Settings)}
     settings = Settings(**{k: v for k, v in data.items() if k in known})
@@ -161,6 +165,18 @@ def load_settings(path: Path | None = None, *, env: bool = True) -> Settings:
             except SettingsError:
                 setattr(settings, f.name, getattr(defaults, f.name))
     return settings
+
+
+def keep_aside(path: Path) -> Path:
+    """Move a damaged file out of the way as ``<name>.bad`` (``.bad.1``, ``.bad.2``… when one
+    is there already: every damaged copy is kept for whoever wants to repair it)."""
+    target = path.with_name(path.name + ".bad")
+    n = 0
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.bad.{n}")
+    os.replace(path, target)
+    return target
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

@@ -100,7 +100,27 @@ CALC_ATTACKS = [
     "",
     "   ",
     "round(2, 400)",
+    # overflow in any step (found by a red-team pass: OverflowError, KeyError 'inf' from numexpr)
+    "1e15**64",
+    "1e15 // 1e-300",
+    "1e15 % 1e-300",
+    "*".join(["((1e15*1e15)*(1e15*1e15))"] * 6),
+    "-(1e15**64)",
 ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["1e15", "1e-300", "0.5", "7", "-3"]), min_size=2, max_size=8),
+       st.lists(st.sampled_from(["*", "/", "//", "%", "**", "+", "-"]), min_size=7, max_size=7))
+def test_every_step_is_finite_or_our_error(numbers, ops):
+    import math
+
+    expression = numbers[0] + "".join(f" {op} ({n})" for op, n in zip(ops, numbers[1:]))
+    try:
+        value = evaluate(expression)
+    except ToolInputError:
+        return
+    assert math.isfinite(value)
 
 
 @pytest.mark.parametrize("payload", CALC_ATTACKS)

@@ -366,3 +366,30 @@ def test_fuzz_query_parser_raises_only_our_errors(sample_text):
 
 _FUZZ_TABLE = load_employees(SAMPLE)
 _FUZZ_VIEWER = make_viewer(_FUZZ_TABLE, "Pedro Alves")
+
+
+@pytest.mark.parametrize("content", [b"[access\nhr_departments = [", b"\xff\xfe[access]", b"[access]\nhr_departments = \"Ops\"",
+                                     b"access = 3"])
+def test_a_damaged_access_policy_is_a_clear_error_and_fails_closed(tmp_path, content):
+    path = tmp_path / "access_policy.toml"
+    path.write_bytes(content)
+    with pytest.raises(DataFileError, match="access policy") as info:
+        AccessPolicy.from_toml(path)
+    assert "remove it" in info.value.hint
+
+
+def test_did_you_mean_draws_only_on_values_the_user_may_read(sample):
+    """Prefix probing through the hint ("status == 'Contr'" -> "did you mean 'Contract'?") must not
+    reveal other people's values of a sensitive column."""
+    viewer = make_viewer(sample, "Pedro Alves")
+    df = sample.df
+    own = df.loc[viewer.row, "employment_status"]
+    other = next(v for v in df["employment_status"].dropna().unique() if v != own)
+    probe = f'df[df["full_name"] == "Pedro Alves"]["employment_status"] == "{other[:-1]}"'
+    notes = run_query(probe, sample, viewer, TODAY).notes
+    assert notes and other not in notes[0]
+    # the own value is still suggested, and HR gets every value
+    own_probe = f'df[df["full_name"] == "Pedro Alves"]["employment_status"] == "{own[:-1]}"'
+    assert f"'{own}'" in run_query(own_probe, sample, viewer, TODAY).notes[0]
+    hr_probe = f'df["employment_status"] == "{other[:-1]}"'
+    assert f"'{other}'" in run_query(hr_probe, sample, make_viewer(sample, "Priya Raman"), TODAY).notes[0]

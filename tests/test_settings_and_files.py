@@ -41,6 +41,27 @@ def test_damaged_settings_file_falls_back_to_defaults_and_is_kept():
     assert path.with_suffix(".json.bad").read_text() == "{not json"
 
 
+def test_every_damaged_settings_file_is_kept_and_deep_nesting_is_damage_too():
+    path = settings_file()
+    path.parent.mkdir(parents=True)
+    path.write_text("{first")
+    load_settings()
+    path.write_text("[" * 100_000 + "]" * 100_000)  # json.loads hits the recursion limit
+    assert load_settings() == Settings()
+    assert path.with_suffix(".json.bad").read_text() == "{first"  # the first copy is not overwritten
+    assert path.with_name("settings.json.bad.1").read_text().startswith("[[[")
+
+
+def test_non_finite_numbers_are_refused():
+    with pytest.raises(SettingsError, match="finite"):
+        Settings().replace(temperature=float("nan"))
+    path = settings_file()
+    path.parent.mkdir(parents=True)
+    path.write_text('{"temperature": NaN, "n_ctx": 2048}')
+    s = load_settings()
+    assert s.temperature == Settings().temperature and s.n_ctx == 2048
+
+
 def test_invalid_value_in_file_keeps_the_valid_ones():
     path = settings_file()
     path.parent.mkdir(parents=True)

@@ -113,6 +113,18 @@ def _numexpr(source: str) -> float:
 
 
 def _eval(node: ast.AST) -> float:
+    """Evaluate ``node``; every intermediate result is checked, so no infinity or NaN reaches the
+    next step (numexpr cannot even parse one) and no overflow escapes as a Python error."""
+    try:
+        value = _eval_node(node)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise _fail("The result is too large to compute.")
+    return value
+
+
+def _eval_node(node: ast.AST) -> float:
     if isinstance(node, ast.Expression):
         return _eval(node.body)
     if isinstance(node, ast.Constant):
