@@ -21,7 +21,7 @@ from typing import Any
 
 from .access import Viewer
 from .employees import EmployeeTable, normalise_name
-from .errors import AccessDenied, ToolInputError
+from .errors import AccessDenied, HRAssistantError, ToolInputError
 
 MAX_CHARS = 600
 MAX_NODES = 200
@@ -532,6 +532,12 @@ class Interpreter:
             raise _err("Only + - * / // % ** are allowed in arithmetic.")
         if op in (ast.Div, ast.FloorDiv, ast.Mod) and isinstance(right, (int, float)) and right == 0:
             raise _err("Division by zero.")
+        if op in (ast.Add, ast.Sub, ast.Mult, ast.Pow):
+            # int64 wraps around silently (salary ** 10 came out negative): compute integers in floats
+            # first and refuse what no int64 holds; otherwise keep the exact integer result.
+            as_float = ops[op](_floats(pd, left), _floats(pd, right))
+            if _too_large(pd, as_float):
+                raise _err("The result is out of range (too large to compute exactly).")
         result = ops[op](left, right)
         if isinstance(result, float) and not math.isfinite(result):
             raise _err("The result is out of range.")
@@ -682,10 +688,43 @@ def check_syntax(text: str) -> ast.Expression:
     return tree
 
 
+_INT64_MAX = 2.0 ** 63
+
+
+def _floats(pd, v):
+    if isinstance(v, pd.Series) and v.dtype.kind in "iub":
+        return v.astype("float64")
+    import numbers
+
+    return float(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else v
+
+
+def _too_large(pd, v) -> bool:
+    import numpy as np
+
+    if isinstance(v, pd.Series):
+        values = v.to_numpy(dtype="float64", na_value=np.nan) if v.dtype.kind in "iufb" else None
+        return values is not None and bool(np.any(np.abs(values[~np.isnan(values)]) >= _INT64_MAX))
+    return isinstance(v, float) and (not math.isfinite(v) or abs(v) >= _INT64_MAX)
+
+
 def run_query(text: str, table: EmployeeTable, viewer: Viewer, today) -> QueryResult:
     """Check and evaluate a query for ``viewer``. Raises QueryError or AccessDenied."""
     tree = check_syntax(text)
     interp = Interpreter(table, viewer, today)
+    try:
+        return _run(interp, tree)
+    except HRAssistantError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, ZeroDivisionError, AttributeError,
+            RecursionError) as exc:
+        # One boundary: whatever pandas refuses becomes a message (the model can rephrase), never a traceback.
+        reason = str(exc).split("\n")[0][:160] or type(exc).__name__
+        raise _err(f"This query cannot be run on this data ({reason}).",
+                   "Compare a column with a single value of its kind; sort and rank number columns only.") from None
+
+
+def _run(interp: "Interpreter", tree) -> QueryResult:
     value = interp.eval(tree)
     pd = interp.pd
     if isinstance(value, _Frame):

@@ -393,3 +393,27 @@ def test_did_you_mean_draws_only_on_values_the_user_may_read(sample):
     assert f"'{own}'" in run_query(own_probe, sample, viewer, TODAY).notes[0]
     hr_probe = f'df["employment_status"] == "{other[:-1]}"'
     assert f"'{other}'" in run_query(hr_probe, sample, make_viewer(sample, "Priya Raman"), TODAY).notes[0]
+
+
+@pytest.mark.parametrize("query", [
+    "df.full_name == [1, 2]",
+    "df.full_name.nlargest(3)",
+    "df[[]].value_counts()",
+    'df[df.department == "Sales"].annual_salary_usd > df[df.department == "Finance"].full_name',
+])
+def test_queries_pandas_refuses_are_our_error_not_a_traceback(sample, query):
+    with pytest.raises(ToolInputError, match="cannot be run on this data"):
+        run_query(query, sample, make_viewer(sample, "Priya Raman"), TODAY)
+
+
+@pytest.mark.parametrize("query", [
+    "df.annual_salary_usd ** 10",
+    "df.annual_salary_usd * 1000000000000000",
+    "df.annual_salary_usd.max() ** 4",
+    "df.annual_salary_usd.sum() * 100000000000000",
+])
+def test_integer_overflow_is_refused_not_wrapped(sample, query):
+    with pytest.raises(ToolInputError, match="out of range"):
+        run_query(query, sample, make_viewer(sample, "Priya Raman"), TODAY)
+    # exact integers stay exact below the limit
+    assert q(sample, "Priya Raman", "df.annual_salary_usd.sum() + 1") == sample.df["annual_salary_usd"].sum() + 1
