@@ -56,11 +56,31 @@ class ChatStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
+        #: Where a damaged chat file was set aside (the window says so), or None.
+        self.set_aside: Path | None = None
+        try:
+            self.db = self._open()
+        except sqlite3.DatabaseError:
+            # Not a database (or damaged beyond SQLite's reading): keep it for repair, start afresh.
+            from engine.settings import keep_aside
+
+            self.set_aside = keep_aside(path)
+            for extra in ("-wal", "-shm"):
+                Path(str(path) + extra).unlink(missing_ok=True)
+            self.db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(SCHEMA)
+            db.execute("SELECT count(*) FROM conversations").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
 
     def close(self) -> None:
         self.db.close()

@@ -21,6 +21,7 @@ _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<
 _STRING, _ARRAY = 8, 9
 _MAX_KV = 100_000
 _MAX_STRING = 64 * 1024 * 1024
+_MAX_NESTING = 4
 
 @dataclass
 class GGUFInfo:
@@ -126,8 +127,10 @@ class _Reader:
             raise self.corrupt(f"a string of {n} bytes")
         self.fh.seek(n, 1)
 
-    def value(self, vtype: int) -> Any:
-        """A scalar or string; for an array (the vocabulary, merges) only its length: arrays are skipped."""
+    def value(self, vtype: int, depth: int = 0) -> Any:
+        """A scalar or string; for an array (the vocabulary, merges) only its length: arrays are skipped.
+        Arrays nest at most a few levels (llama.cpp writes none nested at all): deeper is damage, not
+        a reason to exhaust Python's stack."""
         if vtype in _SCALARS:
             return self.scalar(vtype)
         if vtype == _STRING:
@@ -142,9 +145,11 @@ class _Reader:
             elif etype == _STRING:
                 for _ in range(count):
                     self.skip_string()
+            elif depth >= _MAX_NESTING:
+                raise self.corrupt(f"arrays nested more than {_MAX_NESTING} deep")
             else:
                 for _ in range(count):
-                    self.value(etype)
+                    self.value(etype, depth + 1)
             return count
         raise self.corrupt(f"an unknown value type {vtype}")
 
@@ -162,6 +167,16 @@ def read_gguf_info(path: str | Path) -> GGUFInfo:
     missing, unreadable, not a GGUF, or damaged.
     """
     path = Path(path).expanduser()
+    if path.is_symlink() and not path.exists():
+        try:
+            path.resolve(strict=True)
+            problem = "points nowhere"
+        except RuntimeError:  # Python < 3.13 reports a loop as RuntimeError
+            problem = "is a link loop"
+        except OSError as exc:
+            problem = "is a link loop" if exc.errno == 40 else "is a link to a file that does not exist"
+        raise ModelFileError(f"The model file {path} {problem}.",
+                             hint="Replace the link by the .gguf file itself, or point it at one that exists.")
     if not path.exists():
         raise ModelFileError(
             f"The model file {path} does not exist.",

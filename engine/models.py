@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import sys
 from pathlib import Path
 
 from .errors import ModelFileError, SetupError
 from .settings import Settings, data_dir
+
+log = logging.getLogger(__name__)
 
 RECOMMENDED = (
     "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (the default, about 1.1 GB) or Qwen2.5-3B-Instruct Q4_K_M "
@@ -46,7 +49,8 @@ def find_models() -> list[Path]:
     found: list[Path] = []
     for folder in model_dirs():
         if folder.is_dir():
-            found += sorted(p for p in folder.glob("*.gguf") if p.is_file())
+            # A broken link is listed too, so that it is reported rather than silently ignored.
+            found += sorted(p for p in folder.glob("*.gguf") if p.is_file() or p.is_symlink())
     return sorted(found, key=lambda p: rank.get(p.name, 0))  # stable: folder order within a rank
 
 
@@ -78,14 +82,23 @@ def resolve_model_path(explicit: str | None, settings: Settings, progress=None) 
             if not path.exists():
                 raise ModelFileError(f"The model file {path} does not exist.", hint=no_model_message())
             return path
-    found = find_models()
-    if found:
-        return found[0]
+    from .gguf_info import read_gguf_info
+
+    unusable: list[ModelFileError] = []
+    for path in find_models():
+        try:
+            read_gguf_info(path)  # a damaged file in the folder must not hide a good one after it
+            return path
+        except ModelFileError as exc:
+            log.warning("skipping unusable model file %s: %s", path, exc.message)
+            unusable.append(exc)
     from .model_packs import ensure_default_model
 
     assembled = ensure_default_model(assembly_dirs(), progress)
     if assembled is not None:
         return assembled
+    if unusable:
+        raise unusable[0]
     raise SetupError("No chat model found.", hint=no_model_message())
 
 

@@ -247,3 +247,18 @@ app.exec()
                               text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_a_damaged_chat_history_is_kept_aside_and_the_window_starts(qtbot, tmp_path):
+    from desktop.history import ChatStore
+
+    path = tmp_path / "chats.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    store = ChatStore(path)
+    assert store.set_aside == tmp_path / "chats.sqlite3.bad"
+    assert store.set_aside.read_bytes().startswith(b"this is not")
+    conversation = store.create("Pedro Alves")
+    store.add(conversation.id, "user", "Hello")
+    assert [m.content for m in store.messages(conversation.id)] == ["Hello"]
+    window = make_window(qtbot, ScriptedBackend([]), store=store)
+    assert window.last_problem and "kept as" in window.last_problem[1]

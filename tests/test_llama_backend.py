@@ -263,3 +263,36 @@ def test_native_tool_call_turns_parse_over_many_seeds(tiny_backend, registry):
         calls += 1
         assert_input_parses(turn.action, turn.action_input)
     assert calls and answers
+
+
+def _nested_array_gguf(path, depth: int = 20_000):
+    """A 60 KB-class GGUF whose one metadata value is an array of an array of … (a red-team find)."""
+    import struct
+
+    key = b"evil"
+    body = struct.pack("<4sIQQ", b"GGUF", 3, 1, 1) + struct.pack("<Q", len(key)) + key + struct.pack("<I", 9)
+    body += struct.pack("<IQ", 9, 1) * depth + struct.pack("<IQ", 0, 0)
+    path.write_bytes(body)
+    return path
+
+
+def test_nested_arrays_and_link_loops_are_clear_errors_and_do_not_hide_a_good_model(tmp_path, monkeypatch,
+                                                                                     tiny_model_path):
+    from engine import models
+    from engine.gguf_info import read_gguf_info
+    from engine.settings import Settings
+
+    bad = _nested_array_gguf(tmp_path / "a-nested.gguf")
+    with pytest.raises(ModelFileError, match="nested"):
+        read_gguf_info(bad)
+    loop = tmp_path / "b-loop.gguf"
+    loop.symlink_to(tmp_path / "b-loop.gguf")
+    with pytest.raises(ModelFileError, match="link loop"):
+        read_gguf_info(loop)
+    monkeypatch.setattr(models, "model_dirs", lambda: [tmp_path])
+    assert loop in models.find_models()  # listed, so `models list` reports it
+    with pytest.raises(ModelFileError, match="nested"):  # nothing usable: the first file's own error
+        models.resolve_model_path(None, Settings())
+    good = tmp_path / "c-good.gguf"
+    good.symlink_to(tiny_model_path)
+    assert models.resolve_model_path(None, Settings()) == good  # the damaged ones before it are skipped

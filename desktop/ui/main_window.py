@@ -84,6 +84,9 @@ class MainWindow(QMainWindow):
         self._render_pending = False
         self._observation_data: list = []  # structured tool results of the running answer
         self.last_problem: tuple[str, str, str] | None = None
+        if self.store.set_aside is not None:
+            self._problem("Chat history", f"The chat history file was damaged; it is kept as {self.store.set_aside} "
+                          "and a new history was started.", "Nothing else is affected.")
         self.setWindowTitle("HR Assistant")
         self.resize(1200, 780)
         self._build_ui()
