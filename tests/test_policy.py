@@ -236,3 +236,55 @@ def test_missing_policy_folder_is_a_clear_error(capsys, tmp_path):
 
     assert main(["index", "--policies", str(tmp_path / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def _zip_bomb_docx(path, megabytes: int = 120):
+    """A DOCX-shaped zip whose document.xml unpacks to ``megabytes`` of zeros (a red-team find)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        with z.open("word/document.xml", "w", force_zip64=True) as fh:
+            block = b"0" * (1024 * 1024)
+            for _ in range(megabytes):
+                fh.write(block)
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_parsing_and_not_read_again_until_it_changes(embedder, tmp_path, monkeypatch):
+    import time
+
+    from engine.policy import loaders
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Leave\nTen days of leave.\n")
+    bomb = _zip_bomb_docx(docs / "bomb.docx")
+    assert bomb.stat().st_size < 1024 * 1024
+    t0 = time.perf_counter()
+    with pytest.raises(DataFileError, match="unpacks to 120 MB"):
+        load_lines(bomb)
+    assert time.perf_counter() - t0 < 2.0
+    store = tmp_path / "s"
+    report = PolicyIndex(docs, embedder, store=store).update()
+    assert "unpacks" in report.failed["bomb.docx"] and report.added == ["good.md"]
+    # a second start does not open the unchanged file again, and still reports it
+    calls = []
+    monkeypatch.setattr(loaders, "_check_docx", lambda path: calls.append(path))
+    again = PolicyIndex(docs, embedder, store=store).update()
+    assert calls == [] and "unpacks" in again.failed["bomb.docx"]
+    # once the file changes, it is read again
+    bomb.write_bytes(b"PK not a zip any more")
+    monkeypatch.undo()
+    third = PolicyIndex(docs, embedder, store=store).update()
+    assert "not a valid DOCX" in third.failed["bomb.docx"] and "damaged" in third.failed["bomb.docx"]
+
+
+def test_oversized_text_is_refused_without_reading_it(tmp_path, monkeypatch):
+    from engine.policy import loaders
+
+    monkeypatch.setattr(loaders, "MAX_TEXT_BYTES", 1000)
+    big = tmp_path / "big.md"
+    big.write_text("# Leave\n" + "x" * 2000)
+    with pytest.raises(DataFileError, match="more text than a policy document holds"):
+        load_lines(big)

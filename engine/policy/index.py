@@ -131,6 +131,9 @@ class PolicyIndex:
         self.embeddings = None  # numpy (n, dim)
         self.files: dict[str, dict] = {}
         self.failed: dict[str, str] = {}
+        #: Files that could not be read, by size/mtime/hash: not read again until they change
+        #: (a zip bomb among the policies must not cost seconds on every start and search).
+        self.failed_files: dict[str, dict] = {}
         self._hnsw = None
         self._bm25 = None
         self._cache = _QueryCache()
@@ -165,6 +168,7 @@ class PolicyIndex:
             return f"unreadable ({type(exc).__name__})"
         self.chunks, self.embeddings = chunks, embeddings
         self.files, self.failed = manifest["files"], manifest.get("failed", {})
+        self.failed_files = {rel: meta for rel, meta in manifest.get("failed_files", {}).items() if rel in self.failed}
         self._build_search()
         return ""
 
@@ -186,7 +190,7 @@ class PolicyIndex:
         os.replace(tmp, self.store / "embeddings.npy")
         data["embeddings.npy"] = sha256_file(self.store / "embeddings.npy")
         manifest = {**self._expected(), "root": str(self.root.resolve()), "files": self.files, "failed": self.failed,
-                    "data": data, "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
+                    "failed_files": self.failed_files, "data": data, "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
         atomic_write_text(self.store / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False))
 
     # -- building ------------------------------------------------------------------------------------
@@ -199,6 +203,7 @@ class PolicyIndex:
         if rebuild:
             report.rebuilt_reason = "rebuild requested"
             self.chunks, self.embeddings, self.files, self.failed = [], None, {}, {}
+            self.failed_files = {}
         elif self.embeddings is None:
             reason = self._load()
             if reason:
@@ -208,6 +213,7 @@ class PolicyIndex:
         base = self.root if self.root.is_dir() else self.root.parent
         current = {p.relative_to(base).as_posix(): p for p in paths}
         keep: set[str] = set()
+        failed_files: dict[str, dict] = {}
         todo: list[tuple[str, Path, str, os.stat_result]] = []
         for i, (rel, path) in enumerate(current.items()):
             if progress:
@@ -221,6 +227,10 @@ class PolicyIndex:
             if known and known["size"] == st.st_size and known["mtime_ns"] == st.st_mtime_ns:
                 keep.add(rel)
                 continue
+            bad = self.failed_files.get(rel)
+            if bad and bad["size"] == st.st_size and bad["mtime_ns"] == st.st_mtime_ns and rel in self.failed:
+                report.failed[rel], failed_files[rel] = self.failed[rel], bad  # unchanged: still unreadable
+                continue
             try:
                 digest = sha256_file(path)
             except OSError as exc:
@@ -229,6 +239,10 @@ class PolicyIndex:
             if known and known["sha256"] == digest:
                 known.update(size=st.st_size, mtime_ns=st.st_mtime_ns)
                 keep.add(rel)
+                continue
+            if bad and bad["sha256"] == digest and rel in self.failed:
+                report.failed[rel] = self.failed[rel]
+                failed_files[rel] = {**bad, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
                 continue
             todo.append((rel, path, digest, st))
         new_chunks: list[Chunk] = []
@@ -240,6 +254,7 @@ class PolicyIndex:
                 chunks = chunk_lines(load_lines(path), rel)
             except DataFileError as exc:
                 report.failed[rel] = str(exc)
+                failed_files[rel] = {"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
                 continue
             (report.changed if rel in self.files else report.added).append(rel)
             new_files[rel] = {"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns, "chunks": len(chunks)}
@@ -256,6 +271,7 @@ class PolicyIndex:
         self.embeddings = np.vstack([old, fresh]).astype(np.float32) if len(fresh) else old
         self.files = {rel: meta for rel, meta in self.files.items() if rel in keep} | new_files
         self.failed = report.failed
+        self.failed_files = failed_files
         if dirty or self._hnsw is None:
             self._build_search()
         if dirty:

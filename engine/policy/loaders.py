@@ -56,6 +56,9 @@ def _pdf_lines(path: Path) -> list[Line]:
             reader.decrypt("")
         except Exception as exc:
             raise DataFileError(f"{path.name} is password-protected.", hint="Save an unprotected copy.") from exc
+    if len(reader.pages) > MAX_PAGES:
+        raise DataFileError(f"{path.name} is skipped: it has {len(reader.pages)} pages (at most {MAX_PAGES}).",
+                            hint="Split it into documents of a sensible size.")
     lines: list[Line] = []
     for number, page in enumerate(reader.pages, start=1):
         lines += _text_lines(page.extract_text() or "", page=number)
@@ -65,9 +68,34 @@ def _pdf_lines(path: Path) -> list[Line]:
     return lines
 
 
+#: Budgets checked before a document is parsed: a policy file is text, not a test of the parser.
+MAX_TEXT_BYTES = 20 * 1024 * 1024
+MAX_UNPACKED_BYTES = 50 * 1024 * 1024  # a DOCX unpacked (its XML); real handbooks are a few MB
+MAX_PACK_RATIO = 200  # uncompressed / compressed of one entry; XML compresses ~10x, a bomb 1000x
+MAX_PAGES = 2000
+
+
+def _check_docx(path: Path) -> None:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            entries = z.infolist()
+    except zipfile.BadZipFile as exc:
+        raise DataFileError(f"{path.name} cannot be read: it looks damaged (not a valid DOCX: {exc}).",
+                            hint="Open and save it again in a word processor.") from None
+    total = sum(e.file_size for e in entries)
+    worst = max((e.file_size / max(e.compress_size, 1) for e in entries), default=0)
+    if total > MAX_UNPACKED_BYTES or worst > MAX_PACK_RATIO:
+        raise DataFileError(f"{path.name} is skipped: it unpacks to {total / 1024**2:.0f} MB "
+                            f"(up to {worst:.0f} times its packed size), more than a policy document holds.",
+                            hint="Check where the file comes from; save the policy text again as a new DOCX or PDF.")
+
+
 def _docx_lines(path: Path) -> list[Line]:
     import docx
 
+    _check_docx(path)
     document = docx.Document(str(path))
     lines: list[Line] = []
     number = 0
@@ -103,6 +131,10 @@ def load_lines(path: Path) -> list[Line]:
         elif suffix == ".docx":
             lines = _docx_lines(path)
         else:
+            if path.stat().st_size > MAX_TEXT_BYTES:
+                raise DataFileError(f"{path.name} is skipped: {path.stat().st_size / 1024**2:.0f} MB is more text "
+                                    f"than a policy document holds (at most {MAX_TEXT_BYTES // 1024**2} MB).",
+                                    hint="Split it, or check that the right file was added.")
             raw = path.read_bytes()
             if b"\x00" in raw[:2048] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
                 raise DataFileError(f"{path.name} is not a text file.", hint="Save it as UTF-8 text or Markdown.")
