@@ -106,10 +106,18 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
         col = table.role(role)
         if not col:
             continue
-        values = table.df[col]
-        for idx, value in values.items():
-            if value is not None and value == value and normalise_name(value) == key:
-                return int(idx)
+        matches = [int(idx) for idx, value in table.df[col].items()
+                   if value is not None and value == value and normalise_name(value) == key]
+        if len(matches) > 1:
+            # Guessing would give one person the other's rights: name both rows instead.
+            from .errors import DataFileError
+
+            id_col = table.role("employee_id")
+            which = ", ".join(f"line {m + 2}" + (f" ({table.df.at[m, id_col]})" if id_col else "") for m in matches)
+            raise DataFileError(f"{len(matches)} employees match '{user}' in the column '{col}': {which}.",
+                                hint="Sign in with the employee id, e-mail or user name, or make the names unique.")
+        if matches:
+            return matches[0]
     return None
 
 

@@ -99,7 +99,26 @@ def _decode(raw: bytes, path: Path) -> str:
         return raw.decode("cp1252", errors="replace")
 
 
+#: Checked before a file is parsed, so an oversized file is refused in milliseconds, not after
+#: seconds and gigabytes (500,000 employees of ~200 bytes each is 100 MB).
+MAX_FILE_BYTES = 200 * 1024 * 1024
+MAX_XLSX_UNPACKED = 400 * 1024 * 1024
+
+
+def _check_size(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise DataFileError(f"The employee file {path} cannot be read: {exc.strerror}.",
+                            hint="Check the path and that your account may read it.") from exc
+    if size > MAX_FILE_BYTES:
+        raise DataFileError(f"{path.name} is {size / 1024**2:.0f} MB, more than an employee list of "
+                            f"{MAX_ROWS:,} rows (at most {MAX_FILE_BYTES // 1024**2} MB).",
+                            hint="Check that this is the employee list; split a larger one.")
+
+
 def _read_csv_rows(path: Path) -> list[list[str]]:
+    _check_size(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -108,6 +127,8 @@ def _read_csv_rows(path: Path) -> list[list[str]]:
     if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DataFileError(f"The employee file {path} is not a text (CSV) file.",
                             hint="Export the employee list as CSV (UTF-8) or XLSX.")
+    if raw.count(b"\n") > 2 * MAX_ROWS:  # counted in C before any decoding or parsing
+        raise DataFileError(f"{path.name} has more than {MAX_ROWS} rows.", hint="Split the file.")
     text = _decode(raw, path)
     if not text.strip():
         raise DataFileError(f"The employee file {path} is empty.", hint="Export the employee list again.")
@@ -151,6 +172,17 @@ def _read_xlsx_rows(path: Path) -> list[list[str]]:
         import openpyxl
     except ImportError as exc:  # pragma: no cover
         raise DataFileError("Reading XLSX files needs openpyxl.", hint="Reinstall the app.") from exc
+    _check_size(path)
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            unpacked = sum(e.file_size for e in z.infolist())
+    except zipfile.BadZipFile:
+        unpacked = 0  # openpyxl names the problem below
+    if unpacked > MAX_XLSX_UNPACKED:
+        raise DataFileError(f"The workbook {path.name} unpacks to {unpacked / 1024**2:.0f} MB, more than an employee "
+                            "list holds.", hint="Check where the file comes from; export the list again as CSV.")
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:

@@ -417,3 +417,31 @@ def test_integer_overflow_is_refused_not_wrapped(sample, query):
         run_query(query, sample, make_viewer(sample, "Priya Raman"), TODAY)
     # exact integers stay exact below the limit
     assert q(sample, "Priya Raman", "df.annual_salary_usd.sum() + 1") == sample.df["annual_salary_usd"].sum() + 1
+
+
+def test_an_oversized_employee_file_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    import time
+
+    from engine import employees
+
+    big = tmp_path / "big.csv"
+    big.write_text("full_name,salary\n" + "A B,1\n" * 1200)
+    monkeypatch.setattr(employees, "MAX_FILE_BYTES", 4000)
+    with pytest.raises(DataFileError, match="more than an employee list"):
+        load_employees(big)
+    monkeypatch.setattr(employees, "MAX_FILE_BYTES", 10**9)
+    monkeypatch.setattr(employees, "MAX_ROWS", 500)
+    t0 = time.perf_counter()
+    with pytest.raises(DataFileError, match="more than 500 rows"):
+        load_employees(big)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_two_rows_matching_the_user_is_an_error_naming_both(tmp_path):
+    path = tmp_path / "dupes.csv"
+    path.write_text("employee_id,full_name,department,annual_salary_usd\nE1,Ana Silva,Sales,1\nE2,Ana Silva,HR,2\n"
+                    "E3,Bo Li,Sales,3\n")
+    table = load_employees(path)
+    with pytest.raises(DataFileError, match=r"2 employees match 'Ana Silva'.*line 2 \(E1\), line 3 \(E2\)"):
+        make_viewer(table, "Ana Silva")
+    assert make_viewer(table, "E2").role == "hr"  # the id is unambiguous
