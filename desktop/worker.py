@@ -82,7 +82,8 @@ class EngineWorker(QObject):
             table = self.data_tool.table
             name_col = table.role("name")
             names = sorted(str(n) for n in table.df[name_col].dropna()) if name_col else []
-            info = {"employees": names, "username_column": table.role("username"), "source": table.source}
+            info = {"employees": names, "username_column": table.role("username"), "source": table.source,
+                    "problems": table.problems()}
             if self.user:
                 viewer = self.data_tool.viewer(self.user)
                 info.update(user=viewer.name, role=viewer.role, found=viewer.row is not None)

@@ -171,6 +171,11 @@ def cmd_data(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     tool = build_data_tool(settings, Sources(employees=args.employees or ""))
+    if args.check:
+        return _check_data(tool.table)
+    if not args.expression:
+        raise SettingsError("Give a query expression, or --check.", hint='hr-assistant data \'df["department"]'
+                            '.value_counts()\' --user "Your Name"')
     user = args.user or settings.user
     viewer = tool.viewer(user)
     result = tool.run(args.expression, ToolContext(user=user, role=viewer.role, today=_dt.date.today().isoformat()))
@@ -180,6 +185,20 @@ def cmd_data(args: argparse.Namespace) -> int:
     else:
         print(result.text)
     return EXIT_OK
+
+
+def _check_data(table) -> int:
+    """``data --check``: what was understood of the employee file; exit 1 if some cells were not."""
+    print(f"{table.source}: {len(table.df)} rows, {len(table.columns)} columns")
+    for col in table.columns.values():
+        roles = f" ({', '.join(col.roles)})" if col.roles else ""
+        print(f"  {col.name}: {col.dtype}{roles}, {col.missing} missing")
+    problems = table.problems()
+    for problem in problems:
+        print(f"problem: {problem}")
+    if not problems:
+        print("No problems found.")
+    return EXIT_FAILED if problems else EXIT_OK
 
 
 def _progress_bar(stage: str, done: int, total: int) -> None:
@@ -515,7 +534,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("data", help="query the employee data as a user")
-    p.add_argument("expression", help='for example: df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]')
+    p.add_argument("expression", nargs="?", default="",
+                   help='for example: df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]')
+    p.add_argument("--check", action="store_true",
+                   help="check the employee file instead: rows, column types and cells that were not understood")
     p.add_argument("--user", help="name of the signed-in employee")
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -51,6 +51,8 @@ class Column:
     examples: list[str] = field(default_factory=list)
     date_format: str | None = None
     missing: int = 0
+    #: (file line, value) of cells that do not fit the column's type and count as missing.
+    bad_cells: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -65,6 +67,18 @@ class EmployeeTable:
     def role(self, role: str) -> str | None:
         names = self.roles.get(role) or []
         return names[0] if names else None
+
+    def problems(self) -> list[str]:
+        """Data-quality findings a person should fix in the file (cells that were not understood)."""
+        out = []
+        for col in self.columns.values():
+            if col.bad_cells:
+                shown = ", ".join(f"line {line}: {value!r}" for line, value in col.bad_cells[:5])
+                more = f" and {len(col.bad_cells) - 5} more" if len(col.bad_cells) > 5 else ""
+                out.append(f"'{col.name}' is a number column, but {len(col.bad_cells)} "
+                           f"cell{'s are' if len(col.bad_cells) > 1 else ' is'} not a number ({shown}{more}); "
+                           "they count as missing")
+        return out
 
     @property
     def pay_columns(self) -> list[str]:
@@ -262,8 +276,17 @@ def _infer(name: str, values: list[str]) -> Column:
         return col
     looks_like_id = bool(ROLE_PATTERNS["employee_id"].search(name))
     numbers = [parse_number(v) for v in present]
-    if all(n is not None for n in numbers) and not (looks_like_id and any(v.startswith("0") for v in present)):
-        col.dtype = "int" if all(float(n).is_integer() for n in numbers) else "float"
+    bad = sum(n is None for n in numbers)
+    # A few stray cells (a spreadsheet formula "=1+1", "n.a.", a note) must not turn a salary
+    # column into text: it stays numeric and the stray cells are reported, not guessed.
+    mostly = bad <= max(1, len(present) // 20) and len(present) - bad >= 3
+    if (bad == 0 or mostly) and not (looks_like_id and any(v.startswith("0") for v in present)):
+        good = [n for n in numbers if n is not None]
+        col.dtype = "int" if all(float(n).is_integer() for n in good) else "float"
+        if bad:
+            col.bad_cells = [(i + 2, v) for i, v in enumerate(values)
+                             if v and v.lower() not in _BLANK and parse_number(v) is None]
+            col.missing += len(col.bad_cells)
         return col
     if any(ch.isdigit() for ch in present[0]):
         fmt = _date_format(present)

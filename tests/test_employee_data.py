@@ -445,3 +445,23 @@ def test_two_rows_matching_the_user_is_an_error_naming_both(tmp_path):
     with pytest.raises(DataFileError, match=r"2 employees match 'Ana Silva'.*line 2 \(E1\), line 3 \(E2\)"):
         make_viewer(table, "Ana Silva")
     assert make_viewer(table, "E2").role == "hr"  # the id is unambiguous
+
+
+def test_a_few_stray_cells_keep_a_number_column_numeric_and_are_reported(tmp_path, capsys):
+    from engine.cli import main
+
+    rows = "".join(f"E{i},Person {i},Sales,{40000 + i}\n" for i in range(30))
+    path = tmp_path / "staff.csv"
+    path.write_text("employee_id,full_name,department,annual_salary\n" + rows.replace(",40005\n", ",=1+1\n"))
+    table = load_employees(path)
+    assert table.columns["annual_salary"].dtype == "int"
+    assert table.columns["annual_salary"].bad_cells == [(7, "=1+1")]
+    assert table.df["annual_salary"].sum() == sum(40000 + i for i in range(30) if i != 5)
+    assert "line 7: '=1+1'" in table.problems()[0]
+    assert main(["data", "--check", "--employees", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "annual_salary: int" in out and "=1+1" in out
+    # a column of words is still text
+    words = tmp_path / "words.csv"
+    words.write_text("full_name,team\n" + "".join(f"P {i},team {i}\n" for i in range(10)))
+    assert load_employees(words).columns["team"].dtype == "text" and load_employees(words).problems() == []

@@ -295,6 +295,9 @@ class MainWindow(QMainWindow):
     # -- sign-in -----------------------------------------------------------------------------------
     def _on_data_ready(self, info: dict) -> None:
         self.employees = info.get("employees", [])
+        if info.get("problems"):
+            self._problem("Employee data", "The employee file has cells that were not understood: "
+                          + "; ".join(info["problems"]) + ".", "Fix them in the file; until then they count as missing.")
         if info.get("found"):
             self.user, self.role = info["user"], info["role"]
             self.user_label.setText(f"<b>{html.escape(self.user)}</b><br>{self._role_text()}")
