@@ -27,6 +27,8 @@ MAX_CHARS = 600
 MAX_NODES = 200
 MAX_DEPTH = 40
 MAX_SECONDS = 2.0
+MAX_GROUP_KEYS = 3
+HINT_MAX_VALUES = 5000  # more distinct values: the hint only matches case-insensitively (vectorised)
 MAX_LIST = 100
 MAX_STRING = 200
 
@@ -304,6 +306,10 @@ class Interpreter:
                 keys = [by] if isinstance(by, str) else by
                 if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
                     raise _err("groupby takes a column name or a list of column names.")
+                if len(set(keys)) > MAX_GROUP_KEYS or len(set(keys)) != len(keys):
+                    # One pandas call cannot be stopped half-way: bound its size before it starts.
+                    raise _err(f"groupby takes at most {MAX_GROUP_KEYS} different columns.",
+                               "Group by one or two columns, e.g. .groupby([\"department\", \"location\"]).")
                 for k in keys:
                     self._column(df, k)
                 self.grouped = True
@@ -487,7 +493,16 @@ class Interpreter:
             return
         else:
             pool = df.loc[[r for r in viewer.visible_rows if r in df.index], col]
-        values = [str(v) for v in pool.dropna().unique()]
+        if time.perf_counter() > self.deadline:
+            return  # a hint is a courtesy: never worth running past the query's deadline
+        distinct = pool.dropna().unique()
+        if len(distinct) > HINT_MAX_VALUES:
+            folded = self.pd.Series(distinct).astype(str).str.casefold()
+            close = [str(v) for v in distinct[(folded == value.casefold()).to_numpy()][:2]]
+            what = "employee named" if series.name == name_col else f"'{series.name}' equal to"
+            self.notes.append(f"No {what} '{value}'" + (f"; did you mean '{close[0]}'?" if close else "."))
+            return
+        values = [str(v) for v in distinct]
         by_key = {normalise_name(v): v for v in values}
         if normalise_name(value) in by_key:
             close = [by_key[normalise_name(value)]]

@@ -465,3 +465,22 @@ def test_a_few_stray_cells_keep_a_number_column_numeric_and_are_reported(tmp_pat
     words = tmp_path / "words.csv"
     words.write_text("full_name,team\n" + "".join(f"P {i},team {i}\n" for i in range(10)))
     assert load_employees(words).columns["team"].dtype == "text" and load_employees(words).problems() == []
+
+
+def test_hints_and_groupings_stay_within_the_query_budget(tmp_path):
+    import time
+
+    n = 60_000
+    path = tmp_path / "many.csv"
+    path.write_text("employee_id,full_name,department,location,team,annual_salary_usd\n" + "".join(
+        f"E{i},Person Number{i},Dept{i % 40},Site{i % 7},Team{i % 13},{30000 + i}\n" for i in range(n)))
+    table = load_employees(path)
+    hr_table_viewer = make_viewer(table, "Person Number5")  # an employee: names are public
+    t0 = time.perf_counter()
+    res = run_query('df[df["full_name"] == "person number77"]', table, hr_table_viewer, TODAY)
+    assert time.perf_counter() - t0 < 2.0
+    assert "did you mean 'Person Number77'" in res.notes[0]  # still helpful where it is cheap
+    with pytest.raises(ToolInputError, match="at most 3 different columns"):
+        run_query('df.groupby(["department", "location", "team", "full_name"]).size()', table, hr_table_viewer, TODAY)
+    with pytest.raises(ToolInputError, match="at most 3 different columns"):
+        run_query('df.groupby(["department", "department"]).size()', table, hr_table_viewer, TODAY)
