@@ -98,7 +98,16 @@ class EngineWorker(QObject):
 
         self.status.emit("Loading the policy index…")
         try:
-            self.policy_index = build_policy_index(self.settings)
+            shown = [""]
+
+            def progress(stage: str, done: int, total: int) -> None:
+                # Only real work is shown (an unchanged index is checked in milliseconds).
+                text = f"Indexing the policies: {stage} {done} of {total}…"
+                if stage != "checking" and text != shown[0]:
+                    shown[0] = text
+                    self.status.emit(text)
+
+            self.policy_index = build_policy_index(self.settings, progress=progress)
             self.policies_ready.emit(self.policy_index.last_report)
         except HRAssistantError as exc:
             self.policy_index = None

@@ -90,9 +90,10 @@ def assemble_tools(policy_index=None, data_tool=None) -> ToolRegistry:
     return ToolRegistry([*tools, CalculatorTool()])
 
 
-def build_tools(settings: Settings, sources: Sources | None = None) -> ToolRegistry:
-    """The registry of tools for this installation: policy search, employee data, calculator."""
-    return assemble_tools(build_policy_index(settings, sources), build_data_tool(settings, sources))
+def build_tools(settings: Settings, sources: Sources | None = None, progress=None) -> ToolRegistry:
+    """The registry of tools for this installation: policy search, employee data, calculator.
+    ``progress(stage, done, total)`` reports an index (re)build, which can take minutes."""
+    return assemble_tools(build_policy_index(settings, sources, progress=progress), build_data_tool(settings, sources))
 
 
 def build_context(user: str, tools: ToolRegistry | None = None) -> ToolContext:
@@ -119,6 +120,7 @@ def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext,
                  turn_format=choose_format(settings.turn_format, backend, tools, context))
 
 
-def build_agent(backend: ModelBackend, settings: Settings, user: str, sources: Sources | None = None) -> Agent:
-    tools = build_tools(settings, sources)
+def build_agent(backend: ModelBackend, settings: Settings, user: str, sources: Sources | None = None,
+                progress=None) -> Agent:
+    tools = build_tools(settings, sources, progress)
     return make_agent(backend, tools, build_context(user, tools), settings)

@@ -114,7 +114,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     backend = load_backend(settings, args.model, assembly_progress())
-    agent = build_agent(backend, settings, args.user or settings.user, Sources(args.employees or "", args.policies or ""))
+    agent = build_agent(backend, settings, args.user or settings.user, Sources(args.employees or "", args.policies or ""),
+                        _index_progress())
     if args.json:
         trace = agent.ask(args.question)
         print(json.dumps(trace_json(agent, trace), ensure_ascii=False, indent=2))
@@ -131,7 +132,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     user = args.user or settings.user
     print("Loading the model…", file=sys.stderr)
     backend = load_backend(settings, args.model, assembly_progress())
-    agent = build_agent(backend, settings, user, Sources(args.employees or "", args.policies or ""))
+    agent = build_agent(backend, settings, user, Sources(args.employees or "", args.policies or ""), _index_progress())
     agent.warm_up()  # the system prompt is evaluated once, now, not with the first question
     print(f"HR assistant ({backend.name}). Signed in as {user or 'an employee'}. "
           "Type a question; /new starts a new chat; Ctrl+D quits.")
@@ -201,6 +202,18 @@ def _check_data(table) -> int:
     return EXIT_FAILED if problems else EXIT_OK
 
 
+def _index_progress():
+    """A progress bar for an index (re)build on a terminal, shown only once there is real work
+    (reading or embedding files): checking an unchanged index stays silent."""
+    if not sys.stderr.isatty():
+        return None
+
+    def report(stage: str, done: int, total: int) -> None:
+        if stage != "checking":
+            _progress_bar(stage, done, total)
+    return report
+
+
 def _progress_bar(stage: str, done: int, total: int) -> None:
     """A one-line progress bar on standard error."""
     width = 30
@@ -230,7 +243,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from .assistant import Sources, build_policy_index
 
     settings = load_settings()
-    index = build_policy_index(settings, Sources(policies=args.policies or ""))
+    index = build_policy_index(settings, Sources(policies=args.policies or ""), progress=_index_progress())
     if args.queries:
         fh = sys.stdin if args.queries == "-" else open(args.queries, encoding="utf-8")
         with fh:

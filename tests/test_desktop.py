@@ -262,3 +262,20 @@ def test_a_damaged_chat_history_is_kept_aside_and_the_window_starts(qtbot, tmp_p
     assert [m.content for m in store.messages(conversation.id)] == ["Hello"]
     window = make_window(qtbot, ScriptedBackend([]), store=store)
     assert window.last_problem and "kept as" in window.last_problem[1]
+
+
+def test_an_index_build_shows_its_progress_in_the_status_bar(qtbot, tmp_path):
+    from desktop.worker import EngineWorker
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave.md").write_text("# Leave\nTen days of leave.\n")
+    worker = EngineWorker()
+    worker.settings = Settings(policies_path=str(docs))
+    shown: list[str] = []
+    worker.status.connect(shown.append)
+    worker.load_policies()
+    assert any(s.startswith("Indexing the policies: embedding") for s in shown), shown
+    shown.clear()
+    worker.load_policies()  # unchanged: checked silently
+    assert not any(s.startswith("Indexing") for s in shown)
