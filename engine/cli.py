@@ -236,6 +236,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"  (built from scratch: {report.rebuilt_reason})")
     for name, reason in report.failed.items():
         print(f"  skipped {name}: {reason}")
+    for name, where in report.flagged.items():
+        print(f"  check {name} ({', '.join(where[:5])}): it addresses the assistant, like a prompt injection; "
+              "it is searched as data, never followed")
     return EXIT_OK
 
 

@@ -288,3 +288,13 @@ def test_oversized_text_is_refused_without_reading_it(tmp_path, monkeypatch):
     big.write_text("# Leave\n" + "x" * 2000)
     with pytest.raises(DataFileError, match="more text than a policy document holds"):
         load_lines(big)
+
+
+def test_passages_that_address_the_assistant_are_flagged_in_the_report(capsys, tmp_path):
+    from engine.cli import main
+
+    assert main(["index", "--policies", str(ROOT / "benchmarks" / "injection_policies")]) == 0
+    out = capsys.readouterr().out
+    assert "passages addressed to the assistant" in out and "check notice-board.md" in out
+    assert main(["index", "--policies", str(MANUAL)]) == 0  # a real handbook raises no flag
+    assert "addresses the assistant" not in capsys.readouterr().out

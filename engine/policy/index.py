@@ -104,6 +104,9 @@ class IndexReport:
     seconds: float = 0.0
     rebuilt_reason: str = ""
     finished_at: float = 0.0  # time.time() when the index matched the files
+    #: Passages that address the assistant ("ignore previous instructions…"): file -> locations.
+    #: They stay searchable (they are data to the model) but HR should look at them.
+    flagged: dict[str, list[str]] = field(default_factory=dict)
 
     def summary(self) -> str:
         parts = [f"{self.chunks} passages from {len(self.added) + len(self.changed) + len(self.unchanged)} files"]
@@ -112,7 +115,26 @@ class IndexReport:
                 parts.append(f"{len(getattr(self, name))} {name}")
         if self.failed:
             parts.append(f"{len(self.failed)} failed")
+        if self.flagged:
+            parts.append(f"{sum(map(len, self.flagged.values()))} passages addressed to the assistant")
         return ", ".join(parts) + f" in {self.seconds:.2f}s"
+
+
+#: Text that speaks to an AI assistant rather than to employees: a sign of prompt injection.
+INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget)\b[^.\n]{0,40}\b(previous|prior|above|earlier|all)\b[^.\n]{0,20}"
+    r"\b(instructions?|rules|prompts?)\b|\byou are now\b|\bsystem prompt\b|\b(dear|attention|note to)\s+"
+    r"(the\s+)?(ai|assistant|chatbot|language model|llm)\b|\b(ai|hr) assistant(s)?\s*(must|should|shall|will)\b",
+    re.I)
+
+
+def flag_instructions(chunks) -> dict[str, list[str]]:
+    """Passages whose text addresses the assistant, by file: ``{"notice.md": ["line 3"]}``."""
+    out: dict[str, list[str]] = {}
+    for chunk in chunks:
+        if INSTRUCTION.search(chunk.text):
+            out.setdefault(chunk.source, []).append(chunk.location())
+    return out
 
 
 def store_dir_for(root: Path) -> Path:
@@ -277,6 +299,7 @@ class PolicyIndex:
         if dirty:
             self._save()
         report.chunks = len(self.chunks)
+        report.flagged = flag_instructions(self.chunks)
         report.embedded_chunks = len(new_chunks)
         report.seconds = time.perf_counter() - t0
         report.finished_at = time.time()
