@@ -445,8 +445,15 @@ def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) ->
     df = pd.DataFrame(series)
     roles = _guess_roles(columns, df)
     conf = dict(overrides or {})
-    conf.update(_overrides(path).get("columns", {}))
+    from_file = _overrides(path).get("columns", {})
+    if not isinstance(from_file, dict):
+        raise DataFileError(f"The column settings beside {path.name} need a [columns] table.",
+                            hint='For example: [columns]\nname = "Full Name"')
+    conf.update(from_file)
     for role, value in conf.items():
+        if not (isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise DataFileError(f"The column settings give {value!r} for '{role}'; use a column name or a list of "
+                                "names.", hint=f'For example: {role} = "{next(iter(columns))}"')
         wanted = [value] if isinstance(value, str) else list(value)
         missing = [c for c in wanted if c not in columns]
         if missing:

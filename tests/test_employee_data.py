@@ -484,3 +484,14 @@ def test_hints_and_groupings_stay_within_the_query_budget(tmp_path):
         run_query('df.groupby(["department", "location", "team", "full_name"]).size()', table, hr_table_viewer, TODAY)
     with pytest.raises(ToolInputError, match="at most 3 different columns"):
         run_query('df.groupby(["department", "department"]).size()', table, hr_table_viewer, TODAY)
+
+
+@pytest.mark.parametrize("toml", ['[columns]\nname = 3\n', 'columns = 3\n', '[columns]\nname = ["full_name", 2]\n',
+                                  '[columns\n', b"\xff\xfe[columns]"])
+def test_a_malformed_column_meaning_file_is_a_clear_error(tmp_path, toml):
+    path = tmp_path / "e.csv"
+    path.write_text("full_name,department\nA B,Sales\n")
+    side = tmp_path / "e.toml"
+    side.write_bytes(toml if isinstance(toml, bytes) else toml.encode())
+    with pytest.raises(DataFileError, match="column settings"):
+        load_employees(path)
