@@ -28,7 +28,7 @@ from .tools.registry import TURN_PREFIX, ToolRegistry
 
 OBSERVATION_MAX_CHARS = 3000
 TRIMMED = "[observation removed to fit the context; call the tool again if you need it]"
-_CONTROL = re.compile(r"<\|[^|>\s]{0,40}\|?>?|</?tool_(?:call|response)>|</?tools>")
+_CONTROL = re.compile(r"<\|[^|>\s]{0,40}\|?>?|</?tool_(?:call|response)>|</?tools>|</?data\b[^>]{0,60}>?")
 
 
 def neutralise(text: str) -> str:
@@ -38,12 +38,18 @@ def neutralise(text: str) -> str:
     return _CONTROL.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
 
 
-def format_observation(text: str) -> str:
-    """One observation block; later lines are indented so no line of data can look like a turn marker."""
+def format_observation(text: str, source: str = "") -> str:
+    """One observation block; later lines are indented so no line of data can look like a turn marker.
+
+    With ``source`` (the tool that read it), the text is data from the company's files and is
+    delimited as such: ``<data from="policy_search">`` … ``</data>``, every line indented; the
+    text itself cannot spell the delimiters (they are defused like control tokens)."""
     text = neutralise(text.strip()) or "(empty result)"
     if len(text) > OBSERVATION_MAX_CHARS:
         text = text[:OBSERVATION_MAX_CHARS] + " … [cut]"
     lines = text.splitlines()
+    if source:
+        return f'<data from="{source}">\n' + "\n".join("  " + line for line in lines) + "\n</data>"
     return "\n".join([lines[0]] + ["  " + line for line in lines[1:]])
 
 

@@ -63,7 +63,7 @@ def test_ask_streams_trace_with_scripted_model(monkeypatch, capsys):
     code = main(["ask", "How many sick days do I have left?", "--user", "Pedro Alves"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "Action: employee_data" in out and "Observation: 1 row:" in out
+    assert "Action: employee_data" in out and "1 row:" in out
     assert out.rstrip().endswith("Answer: You have 2 sick days left.")
 
 
