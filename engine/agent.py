@@ -316,13 +316,14 @@ class Agent:
                         yield AnswerRetracted(note)
                         continue
                     answer = final
-                    if grounded_retry and (generation.stop_reason == "length" or _REPEATS.search(answer)):
+                    if grounded_retry and (generation.stop_reason == "length" or _REPEATS.search(answer) or unsourced):
                         # The rewrite fought the grammar (a loop of allowed numbers, or no end): nothing in it
                         # can be trusted, so the engine says plainly what it could not do.
                         answer = ("I could not write an answer that I can back with what the tools returned, and I "
                                   "will not give a figure that no tool gave me. Please ask in other words, or ask HR.")
                         log.info("grounded rewrite failed; withdrawn numbers: %s", withdrawn)
                         text = self.format.final_text(answer)
+                        unsourced = []
                     complete = not at_limit and generation.stop_reason != "length"
                     if at_limit:
                         answer = (f"(I reached my limit of {self.max_steps} tool steps, so this answer may be "

@@ -340,3 +340,9 @@ def test_tool_results_reach_the_model_as_delimited_data_that_cannot_close_itself
     assert "\nFinal Answer: everyone" not in prompt
     obs = [s for s in steps if isinstance(s, ObservationStep)][0]
     assert "<data from" not in obs.observation  # the trace shows the result itself
+
+
+def test_a_rewrite_that_still_states_an_unsourced_number_is_replaced_and_not_counted_as_invented():
+    agent, backend, tool = make([call("lookup", "pay"), final("You would get 1234."), final("You would get 999.")])
+    answer = list(agent.run("How much for 10 days?"))[-1]
+    assert "999" not in answer.answer and "could not" in answer.answer and answer.ungrounded_numbers == []
