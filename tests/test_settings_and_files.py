@@ -84,10 +84,12 @@ def test_missing_model_says_what_to_do(monkeypatch):
 
 
 def test_model_found_in_models_folder(tmp_path, monkeypatch):
-    (tmp_path / "b.gguf").write_bytes(b"GGUF")
-    (tmp_path / "a.gguf").write_bytes(b"GGUF")
+    (tmp_path / "b.gguf").write_bytes(_gguf_header())
+    (tmp_path / "a.gguf").write_bytes(_gguf_header())
     monkeypatch.setattr("engine.models.model_dirs", lambda: [tmp_path])
     assert resolve_model_path(None, Settings()).name == "a.gguf"
+    (tmp_path / "a.gguf").write_bytes(b"GGUF")  # truncated: skipped for the next good file
+    assert resolve_model_path(None, Settings()).name == "b.gguf"
 
 
 def _gguf_header(version=3, tensors=1, kvs=0) -> bytes:
