@@ -59,7 +59,16 @@ def run(argv: list[str] | None = None) -> int:
     app.setApplicationName("HR Assistant")
     app.setOrganizationName("hr-assistant")
     apply_theme(app)
-    window = MainWindow(load_settings())
+    from engine.errors import HRAssistantError
+
+    try:
+        settings = load_settings()
+    except HRAssistantError as exc:  # a damaged or untrusted site file: say so, never run on guesses
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.critical(None, "HR Assistant cannot start", f"{exc.message}\n\n{exc.hint}")
+        return 2
+    window = MainWindow(settings)
     window.show()
     # Logged once the event loop has painted the window (visible with -v; read by benchmarks/bench_bundle.py).
     QTimer.singleShot(0, lambda: log.info("window visible after %.2f s", seconds_since_start()))

@@ -45,7 +45,8 @@ class EngineWorker(QObject):
         self.backend_factory = backend_factory
         self.cancel_event = threading.Event()
         self.settings = Settings()
-        self.user = ""
+        self.user = ""  # a persona asked for (sample company, kiosk, HR's "view as"); "" = the OS account
+        self.identity = None  # engine.identity.Identity, decided when the data is loaded
         self.backend = None
         self.data_tool = None
         self.policy_index = None
@@ -67,30 +68,46 @@ class EngineWorker(QObject):
 
     @Slot(str)
     def set_user(self, user: str) -> None:
-        """Another person signed in: their access applies from the next question on."""
+        """A persona was picked (where that is allowed): their access applies from the next question on."""
         self.user = user
         self.agent = None
         self.load_data()
 
     @Slot()
     def load_data(self) -> None:
-        from engine.assistant import build_data_tool
+        """Load the employee data and decide who is asking: the OS account, or an allowed persona."""
+        from engine.assistant import build_data_tool, sign_in
+        from engine.errors import IdentityError
 
         self.status.emit("Loading employee data…")
         try:
             self.data_tool = build_data_tool(self.settings)
-            table = self.data_tool.table
+            try:
+                self.identity = sign_in(self.data_tool, self.user, remembered=self.settings.user)
+            except IdentityError as exc:
+                self.failed.emit(exc.message, exc.hint)
+                self.user = ""
+                self.identity = sign_in(self.data_tool)
+            identity, table = self.identity, self.data_tool.table
             name_col = table.role("name")
-            names = sorted(str(n) for n in table.df[name_col].dropna()) if name_col else []
-            info = {"employees": names, "username_column": table.role("username"), "source": table.source,
-                    "problems": table.problems()}
-            if self.user:
-                viewer = self.data_tool.viewer(self.user)
-                info.update(user=viewer.name, role=viewer.role, found=viewer.row is not None)
-            self.data_ready.emit(info)
+            # The list of names is only for those who may pick one.
+            names = sorted(str(n) for n in table.df[name_col].dropna()) if name_col and identity.can_choose else []
+            viewer = self.data_tool.viewer(identity.user) if identity.user else None
+            self.data_ready.emit({
+                "employees": names, "source": table.source, "problems": table.problems(),
+                "user": identity.name, "role": viewer.role if viewer else "", "found": viewer is not None,
+                "account": identity.account, "how": identity.how, "view_as": identity.view_as,
+                "can_choose": identity.can_choose, "notice": identity.notice, "demo": self.data_tool.demo})
         except HRAssistantError as exc:
             self.data_tool = None
+            self.identity = None
             self.data_failed.emit(exc.message, exc.hint)
+
+    def _context(self, tools):
+        from engine.assistant import context_for, sign_in
+
+        identity = self.identity if self.identity is not None and self.data_tool is not None else sign_in(tools)
+        return context_for(identity, tools)
 
     @Slot()
     def load_policies(self) -> None:
@@ -158,14 +175,14 @@ class EngineWorker(QObject):
     def warm_up(self) -> None:
         """Evaluate the system prompt now, while the user reads the window, so the first
         question evaluates only its own tokens (seconds saved on a CPU)."""
-        from engine.assistant import assemble_tools, build_context, make_agent
+        from engine.assistant import assemble_tools, make_agent
 
         if self.backend is None:
             return
         self.status.emit("Preparing the model…")
         try:
             tools = assemble_tools(self.policy_index, self.data_tool)
-            make_agent(self.backend, tools, build_context(self.user, tools), self.settings).warm_up()
+            make_agent(self.backend, tools, self._context(tools), self.settings).warm_up()
         except HRAssistantError as exc:  # a warm-up is an optimisation: never a failure to show
             log.warning("model warm-up skipped: %s", exc.message)
 
@@ -177,11 +194,11 @@ class EngineWorker(QObject):
 
     # -- chat -----------------------------------------------------------------------------------
     def _agent(self, conversation: int, history: list[dict]):
-        from engine.assistant import assemble_tools, build_context, make_agent
+        from engine.assistant import assemble_tools, make_agent
 
         if self.agent is None or self.agent_conversation != conversation:
             tools = assemble_tools(self.policy_index, self.data_tool)
-            self.agent = make_agent(self.backend, tools, build_context(self.user, tools), self.settings)
+            self.agent = make_agent(self.backend, tools, self._context(tools), self.settings)
             self.agent.history = list(history)
             self.agent_conversation = conversation
         return self.agent
@@ -227,15 +244,20 @@ class EngineWorker(QObject):
         from engine.tools.base import ToolContext
         from engine.tools.employee_data import py_string
 
-        if self.data_tool is None:
+        if self.data_tool is None or self.identity is None:
             self.failed.emit("The employee data is not loaded.", "Check the employee file in Settings.")
             return
+        if not self.identity.user:
+            self.failed.emit(self.identity.notice, "")
+            return
         table = self.data_tool.table
-        viewer = self.data_tool.viewer(self.user)
+        viewer = self.data_tool.viewer(self.identity.user)
         name_col = table.role("name")
         query = f"df[df[{py_string(name_col)}] == {py_string(viewer.name)}]"
         try:
-            result = self.data_tool.run(query, ToolContext(user=self.user, role=viewer.role,
+            result = self.data_tool.run(query, ToolContext(user=self.identity.user, role=viewer.role,
+                                                           account=self.identity.account,
+                                                           view_as=self.identity.view_as,
                                                            today=_dt.date.today().isoformat()))
             self.lookup_done.emit(result)
         except HRAssistantError as exc:

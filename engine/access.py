@@ -10,17 +10,21 @@ Default policy:
   visible for everyone; every other column is *sensitive* and can only be read
   on rows the user may see. ``hr_only`` columns are visible to HR alone.
 
-The signed-in user comes from the app (``--user`` on the CLI), never from the
-question or the model. An access policy file (TOML) changes the defaults; only
-HR can change it in the app. Every query is appended to an audit log.
+The signed-in user comes from the operating system (:mod:`engine.identity`), never
+from the question or the model. The ``[access]`` table of the site file (which
+only administrators can write) changes the defaults; no file in the user's own
+folders does. Every query is appended to a hash-chained audit log.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import hashlib
 import json
 import os
 import re
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,31 +42,61 @@ class AccessPolicy:
     hr_only_columns: list[str] = field(default_factory=list)
     managers_see_reports: bool = True
 
+    min_group_size: int = 5  # aggregates of a sensitive column over fewer other people's rows are refused
+
+    @classmethod
+    def from_mapping(cls, data: Any, where: str) -> "AccessPolicy":
+        """The policy of an ``[access]`` table; a damaged one fails closed with a clear error."""
+        from .errors import DataFileError
+
+        try:
+            if not isinstance(data, dict):
+                raise ValueError("[access] must be a table")
+            unknown = sorted(set(data) - {"hr_departments", "hr_only_columns", "public_columns",
+                                          "managers_see_reports", "min_group_size"})
+            if unknown:
+                raise ValueError(f"unknown key {unknown[0]!r}")
+            for key in ("hr_departments", "hr_only_columns", "public_columns"):
+                if data.get(key) is not None and not (isinstance(data[key], list)
+                                                      and all(isinstance(v, str) for v in data[key])):
+                    raise ValueError(f"{key} must be a list of column or department names")
+            size = data.get("min_group_size", 5)
+            if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 1000:
+                raise ValueError("min_group_size must be a whole number from 1 to 1000")
+            if not isinstance(data.get("managers_see_reports", True), bool):
+                raise ValueError("managers_see_reports must be true or false")
+        except ValueError as exc:
+            # Fail closed: guessing a policy could show someone data the real one withholds.
+            raise DataFileError(f"The access policy in {where} cannot be used: {exc}.",
+                                hint="Ask IT to fix the [access] table of the site file; employee data stays "
+                                     "unavailable until then. Policies and the calculator still work.") from None
+        return cls(
+            hr_departments=list(data.get("hr_departments", [])),
+            public_columns=data.get("public_columns"),
+            hr_only_columns=list(data.get("hr_only_columns", [])),
+            managers_see_reports=data.get("managers_see_reports", True),
+            min_group_size=size,
+        )
+
     @classmethod
     def from_toml(cls, path: Path) -> "AccessPolicy":
+        """The ``[access]`` table of a TOML file (the site file)."""
         import tomllib
 
         from .errors import DataFileError
 
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8")).get("access", {})
-            if not isinstance(data, dict):
-                raise ValueError("[access] must be a table")
-            for key in ("hr_departments", "hr_only_columns", "public_columns"):
-                if data.get(key) is not None and not (isinstance(data[key], list)
-                                                      and all(isinstance(v, str) for v in data[key])):
-                    raise ValueError(f"{key} must be a list of column or department names")
         except (OSError, UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
-            # Fail closed: guessing a policy could show someone data the real one withholds.
             raise DataFileError(f"The access policy {path} cannot be read: {exc}.",
-                                hint="Fix the file (UTF-8 TOML with an [access] table) or remove it; employee data "
-                                     "stays unavailable until then. Policies and the calculator still work.") from None
-        return cls(
-            hr_departments=list(data.get("hr_departments", [])),
-            public_columns=data.get("public_columns"),
-            hr_only_columns=list(data.get("hr_only_columns", [])),
-            managers_see_reports=bool(data.get("managers_see_reports", True)),
-        )
+                                hint="Fix the file (UTF-8 TOML with an [access] table); employee data stays "
+                                     "unavailable until then. Policies and the calculator still work.") from None
+        return cls.from_mapping(data, str(path))
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the policy in force (recorded with every audit entry)."""
+        body = json.dumps(dataclasses.asdict(self), sort_keys=True)
+        return hashlib.sha256(body.encode()).hexdigest()
 
 
 @dataclass
@@ -76,6 +110,7 @@ class Viewer:
     reports: list[str]
     public_columns: frozenset[str]
     hr_only_columns: frozenset[str]
+    min_group_size: int = 5
 
     def can_read(self, column: str, rows) -> bool:
         """May this user read ``column`` on every row of ``rows`` (index labels)?"""
@@ -95,6 +130,17 @@ class Viewer:
         if self.role == "manager":
             return f"You can see '{column}' only for yourself and your direct reports ({', '.join(self.reports)})."
         return f"You can see '{column}' only for yourself."
+
+    def check_aggregate(self, column: str, rows) -> None:
+        """Refuse a summary of a sensitive column over a group so small it gives one person's value away."""
+        from .errors import AccessDenied
+
+        if self.role == "hr" or column in self.public_columns:
+            return
+        others = [r for r in rows if r != self.row]
+        if others and len(rows) < self.min_group_size:
+            raise AccessDenied(f"A summary of '{column}' over fewer than {self.min_group_size} people is not "
+                               f"shown: it would give individual values away.")
 
 
 def find_user_row(table: EmployeeTable, user: str) -> int | None:
@@ -166,34 +212,133 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
         reports=report_names,
         public_columns=frozenset(public),
         hr_only_columns=frozenset(policy.hr_only_columns),
+        min_group_size=policy.min_group_size,
     )
 
 
+GENESIS = "0" * 64
+
+
+def _line_hash(line: bytes) -> str:
+    return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
+
+
+def _last_line(fd: int) -> bytes:
+    """The last complete line of an open file (reading backwards: logs grow large)."""
+    end = os.lseek(fd, 0, os.SEEK_END)
+    pos, tail = end, b""
+    while pos > 0:
+        step = min(65536, pos)
+        pos -= step
+        os.lseek(fd, pos, os.SEEK_SET)
+        tail = os.read(fd, step) + tail
+        body = tail.rstrip(b"\n")
+        cut = body.rfind(b"\n")
+        if cut >= 0:
+            return body[cut + 1:]
+    return tail.rstrip(b"\n")
+
+
+class _FileLock:
+    """An exclusive lock on an open file, across processes (two windows, the CLI)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __enter__(self):
+        if sys.platform == "win32":  # pragma: no cover
+            import msvcrt
+
+            os.lseek(self.fd, 0, os.SEEK_SET)
+            msvcrt.locking(self.fd, msvcrt.LK_LOCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if sys.platform == "win32":  # pragma: no cover
+            import msvcrt
+
+            os.lseek(self.fd, 0, os.SEEK_SET)
+            msvcrt.locking(self.fd, msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+
+
 class AuditLog:
-    """Append-only JSON-lines log of every data query: who, what, allowed or not."""
+    """Append-only JSON-lines log of every data query: who (the OS account, and the persona
+    viewed as), what, allowed or not, and the data and access policy in force.
+
+    Each entry carries the SHA-256 of the entry before it (``prev``), so an edited, inserted
+    or deleted entry breaks the chain at that point: :func:`verify_audit` names it. A chain
+    kept by the user's own account cannot stop them from rewriting the whole file, so sites
+    send the audit to a place users cannot write (the site file's ``audit``) or to the
+    database's insert-only table.
+    """
 
     _lock = threading.Lock()
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, data_hash: str = "", policy_hash: str = "") -> None:
         self.path = path
+        self.data_hash = data_hash
+        self.policy_hash = policy_hash
 
-    def record(self, user: str, role: str, query: str, allowed: bool, detail: str = "", rows: int | None = None) -> None:
+    def record(self, user: str, role: str, query: str, allowed: bool, detail: str = "", rows: int | None = None,
+               *, account: str = "", view_as: str = "") -> None:
         entry: dict[str, Any] = {
             "time": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "account": account,
             "user": user,
             "role": role,
-            "query": query,
-            "allowed": allowed,
         }
+        if view_as:
+            entry["view_as"] = view_as
+        entry.update(query=query, allowed=allowed)
         if detail:
             entry["detail"] = detail
         if rows is not None:
             entry["rows"] = rows
-        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        if self.data_hash:
+            entry["data_sha256"] = self.data_hash
+        if self.policy_hash:
+            entry["policy_sha256"] = self.policy_hash
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
-                os.write(fd, line.encode("utf-8"))
+                with _FileLock(fd):
+                    last = _last_line(fd)
+                    entry["prev"] = _line_hash(last) if last else GENESIS
+                    os.write(fd, (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8"))
             finally:
                 os.close(fd)
+
+
+def verify_audit(path: Path) -> tuple[int, str]:
+    """Check the hash chain of an audit log: (entries checked, '' or the first broken link)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return 0, f"{path} cannot be read: {exc.strerror}"
+    prev, n = GENESIS, 0
+    for n, line in enumerate(raw.splitlines(), 1):
+        try:
+            entry = json.loads(line)
+            if not isinstance(entry, dict):
+                raise ValueError
+        except ValueError:
+            return n - 1, f"line {n} is not an audit entry (damaged or edited)"
+        if "prev" not in entry:
+            if prev == GENESIS and n == 1:
+                return 0, "line 1 has no chain (written before audit chaining; start a new log)"
+            return n - 1, f"line {n} has no link to the entry before it (inserted or edited)"
+        if entry["prev"] != prev:
+            what = "the first entry does not start the chain (entries before it were removed)" if n == 1 else \
+                f"line {n} does not follow line {n - 1} (line {n - 1} was edited, or entries between were removed)"
+            return n - 1, what
+        prev = _line_hash(line)
+    return n, ""

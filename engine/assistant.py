@@ -11,9 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .agent import Agent
+from .errors import HRAssistantError
 from .llm import ModelBackend
 from .models import resolve_model_path, resource_root
+from .identity import Identity, os_account, resolve_identity
 from .settings import Settings, data_dir
+from .site import Site, load_site
 from .tools.base import ToolContext
 from .tools.calculator import CalculatorTool
 from .tools.registry import ToolRegistry
@@ -41,19 +44,55 @@ def employees_path(settings: Settings, sources: Sources | None = None) -> Path:
     return Path(chosen).expanduser() if chosen else sample_data_dir() / "employees.csv"
 
 
-def build_data_tool(settings: Settings, sources: Sources | None = None):
-    """The employee-data tool over the configured employee file (loaded once)."""
+def build_data_tool(settings: Settings, sources: Sources | None = None, site: Site | None = None):
+    """The employee-data tool over the configured employee file (loaded once).
+
+    Where the data comes from, its column meanings, the access policy and the audit
+    destination are the site file's when it sets them; the access policy is never read
+    from a file in the user's own folders.
+    """
     from .access import AccessPolicy, AuditLog
     from .employees import load_employees
     from .tools.employee_data import EmployeeDataTool
 
+    site = site if site is not None else load_site()
+    site.check_override("employees_path", sources.employees if sources else "", "--employees")
+    settings = site.apply(settings)
+    policy = AccessPolicy.from_mapping(site.access, str(site.path)) if site.access else AccessPolicy()
+    if site.database:
+        # Site mode: the database decides which rows and columns this account receives.
+        from .database import DatabaseAudit, data_fingerprint, load_from_database, role_name
+
+        user = role_name(os_account())
+        table = load_from_database(site.database, user, site.columns or None)
+        audit = DatabaseAudit(site.database, user, data_hash=data_fingerprint(table), policy_hash=policy.fingerprint())
+        return EmployeeDataTool(table, policy, audit)
     path = employees_path(settings, sources)
-    policy_file = data_dir() / "access_policy.toml"
-    policy = AccessPolicy.from_toml(policy_file) if policy_file.exists() else AccessPolicy()
-    return EmployeeDataTool(load_employees(path), policy, AuditLog(data_dir() / "audit.log"))
+    table = load_employees(path, overrides=site.columns or None)
+    audit = AuditLog(Path(site.audit).expanduser() if site.audit else data_dir() / "audit.log",
+                     data_hash=_file_hash(path), policy_hash=policy.fingerprint())
+    return EmployeeDataTool(table, policy, audit, demo=_is_sample(path))
+
+
+def _file_hash(path: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _is_sample(path: Path) -> bool:
+    """Is this the bundled sample company (a demo, where picking a persona is allowed)?"""
+    try:
+        return path.resolve() == (sample_data_dir() / "employees.csv").resolve()
+    except OSError:
+        return False
 
 
 def policies_path(settings: Settings, sources: Sources | None = None) -> Path:
+    load_site().check_override("policies_path", sources.policies if sources else "", "--policies")
     chosen = (sources.policies if sources else "") or settings.policies_path
     return Path(chosen).expanduser() if chosen else sample_data_dir() / "policies"
 
@@ -96,13 +135,40 @@ def build_tools(settings: Settings, sources: Sources | None = None, progress=Non
     return assemble_tools(build_policy_index(settings, sources, progress=progress), build_data_tool(settings, sources))
 
 
-def build_context(user: str, tools: ToolRegistry | None = None) -> ToolContext:
-    """Who is asking; the role comes from the employee data, never from the question."""
+def sign_in(tools, requested: str = "", *, personas: bool = False, remembered: str = "",
+            site: Site | None = None) -> Identity:
+    """Who is asking: the OS account, or a persona where that is allowed (see :mod:`engine.identity`).
+
+    ``tools`` is the registry or the employee-data tool itself; ``remembered`` is the persona
+    chosen last time (settings), used only where choosing one is allowed."""
+    data = tools.get("employee_data") if isinstance(tools, ToolRegistry) else tools
+    if data is None:
+        account = os_account()
+        return Identity(account=account, user="", name=account,
+                        notice="The employee data is not available: the assistant answers from the policies "
+                               "and the calculator only.")
+    site = site if site is not None else load_site()
+    identity = resolve_identity(data, requested, site=site, personas=personas)
+    if not requested and remembered and identity.can_choose:
+        try:
+            return resolve_identity(data, remembered, site=site, personas=personas)
+        except HRAssistantError:
+            pass  # a persona from another data file: signed in as the OS account instead
+    return identity
+
+
+def context_for(identity: Identity, tools: ToolRegistry | None = None) -> ToolContext:
+    """The tools' view of an identity; the role comes from the employee data, never from the question."""
     role = "employee"
     data = tools.get("employee_data") if tools is not None else None
-    if data is not None and user:
-        role = data.viewer(user).role
-    return ToolContext(user=user, role=role)
+    if data is not None and identity.user:
+        role = data.viewer(identity.user).role
+    return ToolContext(user=identity.user, role=role, account=identity.account, view_as=identity.view_as)
+
+
+def build_context(user: str, tools: ToolRegistry | None = None, *, personas: bool = False) -> ToolContext:
+    """Who is asking, as :func:`sign_in` decides it (``user`` is a requested persona, may be empty)."""
+    return context_for(sign_in(tools, user, personas=personas), tools)
 
 
 def load_backend(settings: Settings, model: str | None = None, progress=None) -> ModelBackend:
@@ -116,11 +182,18 @@ def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext,
     """An agent with the configured limits and turn format (one place for the CLI, eval and the app)."""
     from .turn_format import choose_format
 
+    if not context.user and tools.get("employee_data") is not None:
+        # Not in the employee data: policies and the calculator only (the data tool would only refuse).
+        tools = ToolRegistry([t for t in tools if t.name != "employee_data"])
     return Agent(backend, tools, context, max_steps=settings.max_steps, max_tokens=settings.max_answer_tokens,
                  turn_format=choose_format(settings.turn_format, backend, tools, context))
 
 
 def build_agent(backend: ModelBackend, settings: Settings, user: str, sources: Sources | None = None,
                 progress=None) -> Agent:
+    """An agent for the OS account (or the persona ``user``, where that is allowed); ``agent.identity`` says which."""
     tools = build_tools(settings, sources, progress)
-    return make_agent(backend, tools, build_context(user, tools), settings)
+    identity = sign_in(tools, user, remembered=settings.user)
+    agent = make_agent(backend, tools, context_for(identity, tools), settings)
+    agent.identity = identity
+    return agent

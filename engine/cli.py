@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import Sequence
 
-from .errors import HRAssistantError, SettingsError, SetupError
+from .errors import HRAssistantError, IdentityError, SettingsError, SetupError
 from .settings import Settings, load_settings
 from .steps import ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
 
@@ -28,12 +28,20 @@ def _print_error(exc: HRAssistantError) -> None:
         print(f"  {exc.hint}", file=sys.stderr)
 
 
+_FLAGS = {"n_threads": "--threads", "n_gpu_layers": "--gpu-layers", "turn_format": "--format"}
+
+
 def _settings(args: argparse.Namespace) -> Settings:
+    from .site import load_site
+
     settings = load_settings()
+    site = load_site()
+    site.check_override("model_path", getattr(args, "model", None), "--model")
     changes = {}
     for name in ("n_ctx", "n_threads", "n_gpu_layers", "temperature", "seed", "max_steps", "turn_format"):
         value = getattr(args, name, None)
         if value is not None:
+            site.check_override(name, str(value), _FLAGS.get(name, "--" + name.replace("_", "-")))
             changes[name] = value
     return settings.replace(**changes) if changes else settings
 
@@ -114,8 +122,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     backend = load_backend(settings, args.model, assembly_progress())
-    agent = build_agent(backend, settings, args.user or settings.user, Sources(args.employees or "", args.policies or ""),
+    agent = build_agent(backend, settings, args.user or "", Sources(args.employees or "", args.policies or ""),
                         _index_progress())
+    _say_identity(agent.identity, args.user)
     if args.json:
         trace = agent.ask(args.question)
         print(json.dumps(trace_json(agent, trace), ensure_ascii=False, indent=2))
@@ -129,13 +138,15 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from .assistant import Sources, build_agent, load_backend
 
     settings = _settings(args)
-    user = args.user or settings.user
     print("Loading the model…", file=sys.stderr)
     backend = load_backend(settings, args.model, assembly_progress())
-    agent = build_agent(backend, settings, user, Sources(args.employees or "", args.policies or ""), _index_progress())
+    agent = build_agent(backend, settings, args.user or "", Sources(args.employees or "", args.policies or ""),
+                        _index_progress())
     agent.warm_up()  # the system prompt is evaluated once, now, not with the first question
-    print(f"HR assistant ({backend.name}). Signed in as {user or 'an employee'}. "
+    print(f"HR assistant ({backend.name}). {_who(agent.identity)} "
           "Type a question; /new starts a new chat; Ctrl+D quits.")
+    if agent.identity.notice:
+        print(agent.identity.notice)
     while True:
         try:
             question = input("\nYou: ").strip()
@@ -156,6 +167,97 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print("\n(stopped)")
 
 
+def _who(identity) -> str:
+    if identity.view_as:
+        return f"Signed in as {identity.account}, viewing as {identity.view_as} (recorded in the audit log)."
+    if identity.how in ("demo", "kiosk", "eval") and identity.user:
+        return f"Acting as {identity.name} ({'sample company' if identity.how == 'demo' else identity.how})."
+    if identity.user:
+        return f"Signed in as {identity.name} (account {identity.account})."
+    return f"Signed in as {identity.account} (not in the employee data)."
+
+
+def _say_identity(identity, requested: str | None) -> None:
+    """On stderr, so --json output stays one object: who the answers are for."""
+    print(_who(identity), file=sys.stderr)
+    if identity.notice:
+        print(identity.notice, file=sys.stderr)
+
+
+def cmd_whoami(args: argparse.Namespace) -> int:
+    """Who the assistant answers as, and why (the OS account, the site file, the employee row)."""
+    from .assistant import Sources, build_data_tool, sign_in
+    from .site import load_site
+
+    settings = load_settings()
+    site = load_site()
+    print(f"site file: {site.path or 'none (single-user mode)'}")
+    tool = build_data_tool(settings, Sources(employees=args.employees or ""), site)
+    identity = sign_in(tool, args.user or "", remembered=settings.user, site=site)
+    viewer = tool.viewer(identity.user) if identity.user else None
+    print(f"account: {identity.account}")
+    print(f"employee: {identity.name if identity.user else '(none)'}")
+    print(f"role: {viewer.role if viewer else '(no employee data)'}")
+    print(f"how: {identity.how}" + (f" (viewing as {identity.view_as})" if identity.view_as else ""))
+    print(f"may pick a persona: {'yes' if identity.can_choose else 'no'}")
+    print(f"employee data: {tool.table.source}{' (sample company)' if tool.demo else ''}")
+    if identity.notice:
+        print(identity.notice)
+    return EXIT_OK
+
+
+def cmd_admin(args: argparse.Namespace) -> int:
+    """IT's commands: ``verify-audit`` checks the audit log's hash chain; ``init-db`` loads the database."""
+    from pathlib import Path
+
+    from .access import verify_audit
+    from .settings import data_dir
+    from .site import load_site
+
+    site = load_site()
+    if args.admin_command == "init-db":
+        return _init_db(args, site)
+    path = Path(args.file).expanduser() if args.file else (
+        Path(site.audit).expanduser() if site.audit else data_dir() / "audit.log")
+    if not path.exists():
+        raise SetupError(f"There is no audit log at {path}.", hint="Give the file: admin verify-audit FILE.")
+    count, broken = verify_audit(path)
+    if broken:
+        print(f"{path}: BROKEN after {count} good entr{'y' if count == 1 else 'ies'}: {broken}")
+        return EXIT_FAILED
+    print(f"{path}: {count} entr{'y' if count == 1 else 'ies'}, chain intact")
+    return EXIT_OK
+
+
+def _init_db(args: argparse.Namespace, site) -> int:
+    from pathlib import Path
+
+    from .access import AccessPolicy
+    from .database import connect, init_db, role_name
+    from .identity import os_account
+
+    database = dict(site.database)
+    if args.dsn:
+        database["dsn"] = args.dsn
+    if args.schema:
+        database["schema"] = args.schema
+    if "dsn" not in database:
+        raise SettingsError("Which database? Give --dsn, or set [database] dsn in the site file.",
+                            hint='For example: --dsn "host=db.corp.example dbname=hr"')
+    policy = AccessPolicy.from_mapping(site.access, str(site.path)) if site.access else AccessPolicy()
+    admin = args.admin_user or role_name(os_account())
+    with connect(database, admin) as conn:
+        report = init_db(conn, Path(args.employees).expanduser(), database, policy, site.columns or None)
+    print(f"{report['employees']} employees loaded into {database.get('schema', 'hr')}.employees; "
+          f"{report['roles']} roles ({report['hr']} in hr_staff).")
+    print(f"directory columns (everyone): {', '.join(report['directory_columns'])}")
+    if report["hr_only_columns"]:
+        print(f"HR-only columns: {', '.join(report['hr_only_columns'])}")
+    print("Each employee signs in to the database as their own role (peer, GSSAPI or a password); "
+          "row-level security decides what they read.")
+    return EXIT_OK
+
+
 def cmd_calc(args: argparse.Namespace) -> int:
     from .tools.calculator import evaluate, format_number
 
@@ -167,7 +269,7 @@ def cmd_data(args: argparse.Namespace) -> int:
     """Run one employee-data query as a user (refusals and errors exit non-zero)."""
     import datetime as _dt
 
-    from .assistant import Sources, build_data_tool
+    from .assistant import Sources, build_data_tool, sign_in
     from .tools.base import ToolContext
 
     settings = load_settings()
@@ -177,11 +279,16 @@ def cmd_data(args: argparse.Namespace) -> int:
     if not args.expression:
         raise SettingsError("Give a query expression, or --check.", hint='hr-assistant data \'df["department"]'
                             '.value_counts()\' --user "Your Name"')
-    user = args.user or settings.user
-    viewer = tool.viewer(user)
-    result = tool.run(args.expression, ToolContext(user=user, role=viewer.role, today=_dt.date.today().isoformat()))
+    identity = sign_in(tool, args.user or "", remembered=settings.user)
+    _say_identity(identity, args.user)
+    if not identity.user:
+        raise IdentityError(identity.notice)
+    viewer = tool.viewer(identity.user)
+    result = tool.run(args.expression, ToolContext(user=identity.user, role=viewer.role, account=identity.account,
+                                                   view_as=identity.view_as, today=_dt.date.today().isoformat()))
     if args.json:
-        print(json.dumps({"user": viewer.name, "role": viewer.role, "text": result.text, "kind": result.kind,
+        print(json.dumps({"user": viewer.name, "account": identity.account, "view_as": identity.view_as,
+                          "role": viewer.role, "text": result.text, "kind": result.kind,
                           "data": result.data}, ensure_ascii=False, indent=2))
     else:
         print(result.text)
@@ -522,13 +629,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ask", help="answer one question")
     p.add_argument("question")
-    p.add_argument("--user", help="name of the signed-in employee")
+    p.add_argument("--user", help="act as this employee: on the sample company, in kiosk mode, or as HR's 'view as' (default: your OS account)")
     p.add_argument("--json", action="store_true", help="print one JSON object with the answer and the trace")
     _add_model_options(p)
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("chat", help="a conversation in the terminal")
-    p.add_argument("--user", help="name of the signed-in employee")
+    p.add_argument("--user", help="act as this employee: on the sample company, in kiosk mode, or as HR's 'view as' (default: your OS account)")
     _add_model_options(p)
     p.set_defaults(func=cmd_chat)
 
@@ -554,7 +661,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help='for example: df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]')
     p.add_argument("--check", action="store_true",
                    help="check the employee file instead: rows, column types and cells that were not understood")
-    p.add_argument("--user", help="name of the signed-in employee")
+    p.add_argument("--user", help="act as this employee: on the sample company, in kiosk mode, or as HR's 'view as' (default: your OS account)")
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_data)
@@ -583,6 +690,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gui", help="open the desktop window (the default without a command)")
     p.set_defaults(func=cmd_gui, user=None, model=None, employees=None, policies=None)
+
+    p = sub.add_parser("whoami", help="who the assistant answers as: OS account, employee, role, site file")
+    p.add_argument("--user", help="check acting as this employee (see ask --user)")
+    p.add_argument("--employees", help="employee data file (CSV or XLSX)")
+    p.set_defaults(func=cmd_whoami)
+
+    p = sub.add_parser("admin", help="IT's commands")
+    asub = p.add_subparsers(dest="admin_command", required=True)
+    a = asub.add_parser("verify-audit", help="check the audit log's hash chain; report the first broken link")
+    a.add_argument("file", nargs="?", help="audit log (default: the site file's audit, else the user's)")
+    a = asub.add_parser("init-db", help="create the PostgreSQL employee table, roles and row-level security "
+                        "from an employee file")
+    a.add_argument("--employees", required=True, help="employee file (CSV or XLSX) with a user-name column")
+    a.add_argument("--dsn", help="libpq connection string (default: the site file's [database] dsn)")
+    a.add_argument("--schema", help="schema name (default: hr)")
+    a.add_argument("--admin-user", help="database role to connect as (default: your OS account)")
+    p.set_defaults(func=cmd_admin)
 
     p = sub.add_parser("settings", help="show the settings and where they are stored")
     p.set_defaults(func=cmd_settings)

@@ -5,7 +5,8 @@ formats (``1,250.00``, ``$ 85,000``), date formats (``2/16/2013``,
 ``2013-02-16``, ``16.02.2013``) and header names. This module reads them
 without configuration, infers each column's type, and guesses each column's
 meaning (person name, manager, department, employee id, email, user name, pay).
-A ``<file>.toml`` beside the data overrides any guess::
+A ``<file>.toml`` beside the data (or the site file's ``[columns]``) overrides any
+guess; one that a user could have written may not make a pay column public::
 
     [columns]
     name = "Full Name"
@@ -394,11 +395,15 @@ def _guess_roles(columns: dict[str, Column], df) -> dict[str, list[str]]:
     return roles
 
 
-def _overrides(path: Path) -> dict[str, Any]:
-    toml_path = path.with_suffix(path.suffix + ".toml")
-    if not toml_path.exists():
-        toml_path = path.with_suffix(".toml")
-    if not toml_path.exists():
+def _side_file(path: Path) -> Path | None:
+    for toml_path in (path.with_suffix(path.suffix + ".toml"), path.with_suffix(".toml")):
+        if toml_path.exists():
+            return toml_path
+    return None
+
+
+def _overrides(toml_path: Path | None) -> dict[str, Any]:
+    if toml_path is None:
         return {}
     import tomllib
 
@@ -411,8 +416,6 @@ def _overrides(path: Path) -> dict[str, Any]:
 
 def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) -> EmployeeTable:
     """Read an employee file; raise :class:`DataFileError` with the line and the problem if it is malformed."""
-    import pandas as pd
-
     path = Path(path).expanduser()
     if not path.exists():
         raise DataFileError(f"The employee file {path} does not exist.",
@@ -427,6 +430,14 @@ def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) ->
     if len(rows) < 2:
         raise DataFileError(f"The employee file {path.name} has a header but no employees.",
                             hint="Export the employee list again.")
+    return table_from_rows(rows, str(path), path.name, overrides, _side_file(path))
+
+
+def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: dict[str, Any] | None = None,
+                    side: Path | None = None) -> EmployeeTable:
+    """An employee table from a header row and text cells (a file's, or a database's)."""
+    import pandas as pd
+
     header = rows[0]
     names: list[str] = []
     for i, h in enumerate(header):
@@ -444,12 +455,17 @@ def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) ->
         columns[name] = col
     df = pd.DataFrame(series)
     roles = _guess_roles(columns, df)
-    conf = dict(overrides or {})
-    from_file = _overrides(path).get("columns", {})
+    guessed_pay = set(roles.get("pay", []))
+    from_file = _overrides(side).get("columns", {})
     if not isinstance(from_file, dict):
-        raise DataFileError(f"The column settings beside {path.name} need a [columns] table.",
+        raise DataFileError(f"The column settings beside {label} need a [columns] table.",
                             hint='For example: [columns]\nname = "Full Name"')
-    conf.update(from_file)
+    from .site import admin_only_problem
+
+    # A side file only IT could have written is trusted in full. One the user could have written
+    # may add meanings and pay columns, never make a pay column less private.
+    trusted = side is None or not admin_only_problem(side)
+    conf = {**from_file, **(overrides or {})}  # the site file's [columns] win over the side file
     for role, value in conf.items():
         if not (isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)):
             raise DataFileError(f"The column settings give {value!r} for '{role}'; use a column name or a list of "
@@ -457,11 +473,20 @@ def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) ->
         wanted = [value] if isinstance(value, str) else list(value)
         missing = [c for c in wanted if c not in columns]
         if missing:
-            raise DataFileError(f"The column settings name {missing[0]!r} for '{role}', but {path.name} has no such "
+            raise DataFileError(f"The column settings name {missing[0]!r} for '{role}', but {label} has no such "
                                 "column.", hint=f"Its columns are: {', '.join(names)}.")
+        if role not in (overrides or {}) and not trusted:
+            if role == "pay":
+                wanted = list(dict.fromkeys([*roles.get("pay", []), *wanted]))
+            elif set(wanted) & guessed_pay:
+                raise DataFileError(
+                    f"The column settings {side.name} make the pay column '{sorted(set(wanted) & guessed_pay)[0]}' "
+                    f"the '{role}' column, which would make it readable by everyone.",
+                    hint="Only a column-meaning file placed by IT (or the site file's [columns]) may do that; "
+                         "remove the line.")
         roles[role] = wanted
     for role, cols in roles.items():
         for c in cols:
             if role not in columns[c].roles:
                 columns[c].roles.append(role)
-    return EmployeeTable(df=df, columns=columns, source=str(path), roles=roles)
+    return EmployeeTable(df=df, columns=columns, source=source, roles=roles)

@@ -6,6 +6,7 @@
 * :class:`SetupError` (and its children) are the installation's fault: a missing
   or corrupt model file, a malformed employee file, bad settings. They stop the
   run with a message that says what is wrong and what to do.
+* :class:`IdentityError` is the person's own request refused (acting as someone else).
 * :class:`Cancelled` is raised when the user stops a run.
 
 Every message is written for a person, not a developer: it names the file or
@@ -41,6 +42,14 @@ class SettingsError(SetupError):
 
 class DataFileError(SetupError):
     """An employee or policy file cannot be read."""
+
+
+class SiteFileError(SetupError):
+    """The site file IT wrote is damaged, untrusted, or forbids what was asked."""
+
+
+class IdentityError(HRAssistantError):
+    """The person asked to act as someone else, which their account may not do."""
 
 
 class ModelOutputError(HRAssistantError):

@@ -158,7 +158,7 @@ class Evaluator:
         from .assistant import build_context, make_agent
 
         tools = self._tools(case)
-        agent = make_agent(self.backend_for(case), tools, build_context(case.user, tools), self.settings)
+        agent = make_agent(self.backend_for(case), tools, build_context(case.user, tools, personas=True), self.settings)
         t0 = time.perf_counter()
         traces = [agent.ask(q) for q in case.turns]
         seconds = time.perf_counter() - t0

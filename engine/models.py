@@ -76,6 +76,11 @@ def no_model_message() -> str:
 def resolve_model_path(explicit: str | None, settings: Settings, progress=None) -> Path:
     """The model to load: ``--model``, then settings/environment, then the model folders, then the
     installed model package (assembled on first use; ``progress(done, total, what)`` reports it)."""
+    from .site import load_site
+
+    site = load_site()
+    if site.models:
+        return _allowed_model(site, explicit or settings.model_path)
     for candidate in (explicit, settings.model_path):
         if candidate:
             path = Path(candidate).expanduser()
@@ -100,6 +105,33 @@ def resolve_model_path(explicit: str | None, settings: Settings, progress=None) 
     if unusable:
         raise unusable[0]
     raise SetupError("No chat model found.", hint=no_model_message())
+
+
+def _allowed_model(site, chosen: str) -> Path:
+    """With a site list of allowed models: the chosen one if it is on the list, else the first there."""
+    from .errors import SiteFileError
+
+    allowed = [Path(m).expanduser() for m in site.models]
+    if chosen:
+        path = Path(chosen).expanduser()
+        if not any(_same_file(path, a) for a in allowed):
+            raise SiteFileError(f"The model {path} is not one your IT department allows.",
+                                hint="Allowed: " + ", ".join(str(a) for a in allowed) + f" (set in {site.path}).")
+        if not path.exists():
+            raise ModelFileError(f"The model file {path} does not exist.", hint="Ask IT to install it.")
+        return path
+    for path in allowed:
+        if path.exists():
+            return path
+    raise ModelFileError("None of the models your IT department allows is installed: "
+                         + ", ".join(str(a) for a in allowed) + ".", hint=f"Ask IT (site file {site.path}).")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def sha256_file(path: Path, chunk: int = 8 * 1024 * 1024) -> str:

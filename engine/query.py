@@ -121,6 +121,11 @@ class Interpreter:
         hint = f"Did you mean {' or '.join(repr(c) for c in close)}?" if close else f"Columns: {', '.join(columns)}."
         return _err(f"There is no column '{name}'.", hint)
 
+    def _small_group(self, column, rows, how: str) -> None:
+        """Summaries (not counts) of a sensitive column must cover enough people (min_group_size)."""
+        if how != "count" and isinstance(column, str) and column in self.table.columns:
+            self.viewer.check_aggregate(column, list(rows))
+
     def check_frame(self, df) -> None:
         for col in df.columns:
             if not self.viewer.can_read(col, df.index):
@@ -340,6 +345,8 @@ class Interpreter:
                 if name in ("count", "nunique"):
                     return getattr(df, name)()
                 numeric = df.select_dtypes("number")
+                for col in numeric.columns:
+                    self._small_group(col, df.index, name)
                 return getattr(numeric, name)()
         if isinstance(obj, pd.Series):
             self._check_kwargs(name, kwargs, SERIES_METHODS[name])
@@ -382,12 +389,18 @@ class Interpreter:
             if name in AGGREGATES:
                 if name in ("mean", "sum", "median", "std"):
                     self._numeric(s, name)
+                self._small_group(s.name, s.index, name)
                 return _plain(getattr(s, name)())
         if isinstance(obj, _GroupBy):
             self._check_kwargs(name, kwargs, GROUPBY_METHODS[name])
             g = obj.frame.groupby(obj.keys, dropna=False)
             if name == "size":
                 return g.size()
+            targets = obj.columns if obj.columns is not None else [c for c in obj.frame.columns if c not in obj.keys]
+            for rows in g.indices.values():
+                labels = obj.frame.index[rows]
+                for col in targets:
+                    self._small_group(col, labels, name)
             if obj.columns is None:
                 self.check_frame(obj.frame)
                 cols = [c for c in obj.frame.columns if c not in obj.keys]

@@ -3,8 +3,8 @@
 Settings live in ``settings.json`` in the OS user-config directory
 (platformdirs). Writes are atomic (temp file + ``os.replace``) so a crash never
 leaves a half-written file. Environment variables override the file for the
-settings named in :data:`ENV_OVERRIDES`, which is how IT can point every
-workstation at a shared model without touching each user's file.
+settings named in :data:`ENV_OVERRIDES`. The site file (:mod:`engine.site`), which
+only administrators can write, overrides both.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ class Settings:
     employees_path: str = _setting("", "Employee data file (CSV or XLSX). Empty: the sample company.")
     policies_path: str = _setting("", "Policy documents folder or file. Empty: the sample company.")
     embedding_model_path: str = _setting("", "Local sentence-transformers model folder. Empty: all-MiniLM-L6-v2.")
-    user: str = _setting("", "Name of the signed-in employee (remembered between starts).")
+    user: str = _setting("", "Persona last chosen on the sample company (or by HR's 'view as'); everyone else is "
+                         "their OS account.")
 
     def validate(self) -> None:
         """Raise :class:`SettingsError` naming every value that is out of bounds."""
@@ -164,7 +165,11 @@ def load_settings(path: Path | None = None, *, env: bool = True) -> Settings:
                 Settings(**{f.name: getattr(settings, f.name)}).validate()
             except SettingsError:
                 setattr(settings, f.name, getattr(defaults, f.name))
-    return settings
+    from .site import load_site
+
+    # What IT fixes in the site file wins over the user's file and environment. A damaged or
+    # untrusted site file stops here (SiteFileError): guessing could hand out rights.
+    return load_site().apply(settings)
 
 
 def keep_aside(path: Path) -> Path:

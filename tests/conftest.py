@@ -24,8 +24,22 @@ def _isolated_user_dirs(tmp_path, monkeypatch):
     """Settings, data and logs of each test go to its own temporary folder."""
     monkeypatch.setenv("HR_ASSISTANT_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("HR_ASSISTANT_DATA_DIR", str(tmp_path / "data"))
-    for var in ("HR_ASSISTANT_MODEL", "HR_ASSISTANT_EMPLOYEES", "HR_ASSISTANT_POLICIES"):
+    for var in ("HR_ASSISTANT_MODEL", "HR_ASSISTANT_EMPLOYEES", "HR_ASSISTANT_POLICIES", "HR_ASSISTANT_SITE_FILE"):
         monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def site_file(tmp_path, monkeypatch):
+    """Write a site file (root-owned, as IT's would be: the tests run as root) and put it in force."""
+    def write(text: str) -> Path:
+        folder = tmp_path / "etc-hr-assistant"
+        folder.mkdir(exist_ok=True)
+        path = folder / "site.toml"
+        path.write_text(text, encoding="utf-8")
+        path.chmod(0o644)
+        monkeypatch.setenv("HR_ASSISTANT_SITE_FILE", str(path))
+        return path
+    return write
 
 
 @pytest.fixture(autouse=True)

@@ -32,12 +32,15 @@ def test_data_refusal_exits_non_zero_with_message(capsys):
     assert "only for yourself" in capsys.readouterr().err
 
 
-def test_data_with_reference_file(capsys):
+def test_data_with_reference_file_needs_kiosk_to_act_as_someone(capsys, site_file):
     from tests.conftest import REFERENCE
 
-    code = main(["data", 'df[df["name"] == "Alexander Verdad"]["vacation_leave"]', "--user", "Alexander Verdad",
-                 "--employees", str(REFERENCE / "employee_data.csv")])
-    assert code == 0 and "45" in capsys.readouterr().out
+    args = ["data", 'df[df["name"] == "Alexander Verdad"]["vacation_leave"]', "--user", "Alexander Verdad",
+            "--employees", str(REFERENCE / "employee_data.csv")]
+    # Foreign data is not the demo: nobody picks a persona there, unless IT enabled kiosk mode.
+    assert main(args) == 1 and "only HR staff can view" in capsys.readouterr().err
+    site_file("[site]\nkiosk = true\n")
+    assert main(args) == 0 and "45" in capsys.readouterr().out
 
 
 def test_data_with_malformed_file(tmp_path, capsys):

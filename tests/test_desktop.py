@@ -279,3 +279,51 @@ def test_an_index_build_shows_its_progress_in_the_status_bar(qtbot, tmp_path):
     shown.clear()
     worker.load_policies()  # unchanged: checked silently
     assert not any(s.startswith("Indexing") for s in shown)
+
+
+def _foreign_company(tmp_path, my_department):
+    import pwd
+
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    path = tmp_path / "staff.csv"
+    path.write_text("employee_id,full_name,username,department,manager,annual_salary_usd\n"
+                    f"E1,Ana Cruz,{me},{my_department},Olu Bello,61000\n"
+                    "E2,Olu Bello,obello,Operations,,99000\nE3,Li Wei,lwei,Operations,Olu Bello,58000\n")
+    return path
+
+
+def test_off_the_sample_the_window_is_the_os_account_and_offers_no_persona(qtbot, tmp_path):
+    path = _foreign_company(tmp_path, "Operations")
+    window = MainWindow(Settings(user="Olu Bello", employees_path=str(path)),
+                        backend_factory=lambda s: ScriptedBackend(["Final Answer: ok"]), ask_sign_in=True)
+    qtbot.addWidget(window)
+    wait_ready(qtbot, window)
+    # settings.json said "Olu Bello"; the OS says Ana Cruz, and the OS wins
+    assert window.user == "Ana Cruz" and window.role == "employee"
+    assert "Account" in window.user_label.text()
+    assert not window.switch_action.isEnabled() and window.employees == []
+
+
+def test_hr_views_as_someone_and_the_window_says_so(qtbot, tmp_path):
+    path = _foreign_company(tmp_path, "Human Resources")
+    window = MainWindow(Settings(employees_path=str(path)),
+                        backend_factory=lambda s: ScriptedBackend(["Final Answer: ok"]), ask_sign_in=False)
+    qtbot.addWidget(window)
+    wait_ready(qtbot, window)
+    assert window.role == "hr" and window.switch_action.isEnabled() and window.switch_action.text() == "View as…"
+    window.request_set_user.emit("Li Wei")
+    qtbot.waitUntil(lambda: window.user == "Li Wei", timeout=10000)
+    assert window.role == "employee" and "Viewing as Li Wei" in window.user_label.text()
+    assert "recorded in the audit log" in window.user_label.text()
+
+
+def test_settings_the_site_fixes_are_shown_locked(qtbot, tmp_path, site_file):
+    site_file(f'[site]\npolicies = "{ROOT / "data" / "policies"}"\n[settings]\nn_threads = 2\n')
+    from engine.site import load_site
+
+    site = load_site()
+    dialog = SettingsDialog(Settings(), can_change_sources=True, locked=site.locked(), site_path=str(site.path))
+    qtbot.addWidget(dialog)
+    assert not dialog.rows["policies_path"].isEnabled() and not dialog.rows["n_threads"].isEnabled()
+    assert "IT department" in dialog.rows["n_threads"].toolTip()
+    assert dialog.rows["employees_path"].isEnabled() and dialog.rows["n_ctx"].isEnabled()

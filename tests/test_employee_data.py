@@ -369,13 +369,13 @@ _FUZZ_VIEWER = make_viewer(_FUZZ_TABLE, "Pedro Alves")
 
 
 @pytest.mark.parametrize("content", [b"[access\nhr_departments = [", b"\xff\xfe[access]", b"[access]\nhr_departments = \"Ops\"",
-                                     b"access = 3"])
+                                     b"access = 3", b"[access]\nmin_group_size = 0", b"[access]\nhr_departmens = []"])
 def test_a_damaged_access_policy_is_a_clear_error_and_fails_closed(tmp_path, content):
-    path = tmp_path / "access_policy.toml"
+    path = tmp_path / "site.toml"
     path.write_bytes(content)
     with pytest.raises(DataFileError, match="access policy") as info:
         AccessPolicy.from_toml(path)
-    assert "remove it" in info.value.hint
+    assert "employee data stays unavailable" in info.value.hint
 
 
 def test_did_you_mean_draws_only_on_values_the_user_may_read(sample):

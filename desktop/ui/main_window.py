@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import html
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.errors import HRAssistantError
 from engine.settings import Settings, config_dir, data_dir, save_settings
 from engine.steps import ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
 
@@ -93,7 +93,9 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._start_threads(backend_factory)
         self._restore_geometry()
-        QTimer.singleShot(0, lambda: self.request_start.emit(self.settings, self.user))
+        # No persona is asked for: the worker signs in the OS account (or the persona remembered
+        # from last time, where picking one is allowed).
+        QTimer.singleShot(0, lambda: self.request_start.emit(self.settings, ""))
 
     # -- construction ----------------------------------------------------------------------------
     def _build_ui(self) -> None:
@@ -223,7 +225,8 @@ class MainWindow(QMainWindow):
         tools = self.menuBar().addMenu("&Tools")
         self._action(tools, "Settings…", QKeySequence("Ctrl+,"), self.open_settings)
         self._action(tools, "Policy documents…", None, self.open_documents)
-        self._action(tools, "Switch user…", None, lambda: self.sign_in(force=True))
+        self.switch_action = self._action(tools, "Switch user…", None, lambda: self.sign_in(force=True))
+        self.switch_action.setEnabled(False)  # until the data says whether this account may pick a persona
 
     def _action(self, menu: QMenu, text: str, shortcut, slot) -> QAction:
         action = QAction(text, self)
@@ -295,24 +298,35 @@ class MainWindow(QMainWindow):
     # -- sign-in -----------------------------------------------------------------------------------
     def _on_data_ready(self, info: dict) -> None:
         self.employees = info.get("employees", [])
+        self.identity_info = info
         if info.get("problems"):
             self._problem("Employee data", "The employee file has cells that were not understood: "
                           + "; ".join(info["problems"]) + ".", "Fix them in the file; until then they count as missing.")
+        can_choose = bool(info.get("can_choose"))
+        self.switch_action.setEnabled(can_choose)
+        self.switch_action.setText("View as…" if info.get("how") == "view-as" or (
+            can_choose and info.get("role") == "hr" and not info.get("demo")) else "Switch user…")
         if info.get("found"):
             self.user, self.role = info["user"], info["role"]
-            self.user_label.setText(f"<b>{html.escape(self.user)}</b><br>{self._role_text()}")
-            if self.settings.user != self.user:
-                self.settings = self.settings.replace(user=self.user)
+            text = f"<b>{html.escape(self.user)}</b><br>{self._role_text()}"
+            if info.get("view_as"):
+                text = (f"<b>Viewing as {html.escape(self.user)}</b><br>{self._role_text()}<br>"
+                        f"<small>You are {html.escape(info['account'])} (HR); recorded in the audit log</small>")
+            elif info.get("how") == "os":
+                text += f"<br><small>Account {html.escape(info['account'])}</small>"
+            self.user_label.setText(text)
+            if info.get("how") in ("demo", "kiosk") and self.settings.user != self.user:
+                self.settings = self.settings.replace(user=self.user)  # the persona, remembered for next time
                 save_settings(self.settings)
             self.reload_chats()
             return
-        # Not signed in (or no longer in the file): match the OS user name, else ask.
-        os_user = getpass.getuser()
-        if info.get("username_column") and os_user and os_user != self.user:
-            self.user = os_user
-            self.request_set_user.emit(os_user)
-            return
-        self.sign_in()
+        self.user, self.role = info.get("account", ""), ""
+        self.user_label.setText(f"<b>{html.escape(self.user)}</b><br>Policies and calculator only")
+        if info.get("notice"):
+            self._problem("Employee data", info["notice"], "")
+        self.reload_chats()
+        if can_choose:
+            self.sign_in()  # the sample company (or a kiosk): pick who to be
 
     def _role_text(self) -> str:
         return {"hr": "HR — sees every employee", "manager": "Manager — sees own team",
@@ -320,7 +334,6 @@ class MainWindow(QMainWindow):
 
     def sign_in(self, force: bool = False) -> None:
         if not self.employees or not (self.ask_sign_in or force):
-            self.user_label.setText("Not signed in")
             return
         dialog = SignInDialog(self.employees, self)
         if dialog.exec() and dialog.chosen:
@@ -665,7 +678,15 @@ class MainWindow(QMainWindow):
             self.apply_settings(self.settings.replace(model_path=path))
 
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.settings, can_change_sources=self.role == "hr", parent=self)
+        from engine.site import load_site
+
+        try:
+            site = load_site()
+        except HRAssistantError as exc:
+            self._problem("Site settings", exc.message, exc.hint)
+            return
+        dialog = SettingsDialog(self.settings, can_change_sources=self.role == "hr", parent=self,
+                                locked=site.locked(), site_path=str(site.path or ""))
         if dialog.exec() and dialog.result_settings is not None:
             self.apply_settings(dialog.result_settings)
 

@@ -35,7 +35,8 @@ def describe_model(path: str, settings: Settings) -> str:
 class SettingsDialog(QDialog):
     """Edits a copy of the settings; ``result_settings`` holds the accepted values."""
 
-    def __init__(self, settings: Settings, can_change_sources: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, can_change_sources: bool, parent: QWidget | None = None,
+                 locked: set[str] | None = None, site_path: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.resize(620, 420)
@@ -54,7 +55,8 @@ class SettingsDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.model)
         row.addWidget(browse)
-        form.addRow("Chat model (GGUF)", _wrap(row))
+        self.rows: dict[str, QWidget] = {"model_path": _wrap(row)}
+        form.addRow("Chat model (GGUF)", self.rows["model_path"])
         self.model_info = QLabel("")
         self.model_info.setWordWrap(True)
         self.model_info.setAccessibleName("Model information")
@@ -76,6 +78,7 @@ class SettingsDialog(QDialog):
             box.setToolTip(m["description"])
             box.setAccessibleName(name.replace("_", " "))
             self.numbers[name] = box
+            self.rows[name] = box
             form.addRow(m["description"].split(";")[0].split(".")[0], box)
 
         self.sources: dict[str, QLineEdit] = {}
@@ -95,7 +98,14 @@ class SettingsDialog(QDialog):
                 holder.setEnabled(False)
                 holder.setToolTip("Only HR can change the employee file and the policy folder.")
             self.sources[name] = edit
+            self.rows[name] = holder
             form.addRow(label, holder)
+        # What the site file fixes is shown, locked: the user's settings cannot override it anyway.
+        self.locked = set(locked or ())
+        for name in self.locked:
+            if name in self.rows:
+                self.rows[name].setEnabled(False)
+                self.rows[name].setToolTip(f"Set by your IT department in {site_path or 'the site file'}.")
 
         self.error = QLabel("")
         self.error.setWordWrap(True)

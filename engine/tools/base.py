@@ -9,11 +9,13 @@ from typing import Any
 
 @dataclass
 class ToolContext:
-    """Who is asking: set by the app (or ``--user``), never by the model or the question."""
+    """Who is asking: set by the app from the OS account (:mod:`engine.identity`), never by the model or the question."""
 
-    user: str = ""
+    user: str = ""  # the employee whose view of the data applies ("" = not in the data)
     role: str = "employee"  # "employee", "manager" or "hr"
     today: str = ""  # ISO date
+    account: str = ""  # the OS account that is asking (recorded in the audit log)
+    view_as: str = ""  # set when an HR user views the assistant as this employee
 
 
 @dataclass

@@ -108,10 +108,12 @@ class EmployeeDataTool(Tool):
 
     name = "employee_data"
 
-    def __init__(self, table: EmployeeTable, policy: AccessPolicy | None = None, audit: AuditLog | None = None) -> None:
+    def __init__(self, table: EmployeeTable, policy: AccessPolicy | None = None, audit: AuditLog | None = None,
+                 *, demo: bool = False) -> None:
         self.table = table
         self.policy = policy or AccessPolicy()
         self.audit = audit
+        self.demo = demo  # the bundled sample company: picking a persona is allowed
         self._viewers: dict[str, Viewer] = {}
 
     def viewer(self, user: str) -> Viewer:
@@ -223,16 +225,18 @@ class EmployeeDataTool(Tool):
         try:
             result = run_query(tool_input, self.table, viewer, context.today or None)
         except AccessDenied as exc:
-            self._audit(viewer, tool_input, False, str(exc))
+            self._audit(context, viewer, tool_input, False, str(exc))
             raise
         except ModelOutputError as exc:
-            self._audit(viewer, tool_input, False, f"invalid: {exc.message}")
+            self._audit(context, viewer, tool_input, False, f"invalid: {exc.message}")
             raise
         tool_result = format_result(result)
         rows = tool_result.data.get("row_count") if isinstance(tool_result.data, dict) else None
-        self._audit(viewer, tool_input, True, rows=rows)
+        self._audit(context, viewer, tool_input, True, rows=rows)
         return tool_result
 
-    def _audit(self, viewer: Viewer, query: str, allowed: bool, detail: str = "", rows: int | None = None) -> None:
+    def _audit(self, context: ToolContext, viewer: Viewer, query: str, allowed: bool, detail: str = "",
+               rows: int | None = None) -> None:
         if self.audit is not None:
-            self.audit.record(viewer.name, viewer.role, query, allowed, detail, rows)
+            self.audit.record(viewer.name, viewer.role, query, allowed, detail, rows, account=context.account,
+                              view_as=context.view_as)

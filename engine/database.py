@@ -1,0 +1,281 @@
+"""Employee data from PostgreSQL, where the database itself decides what each person reads.
+
+The only module that imports psycopg. Each person connects as themselves (their OS
+account is their database role: peer or GSSAPI authentication, or a password libpq
+finds in ``~/.pgpass``/``PGPASSWORD``, or one in the OS keyring). ``admin init-db``
+creates, from an employee file:
+
+* ``<schema>.employees``: every column, as text, plus each row's database role and its
+  manager's; row-level security lets a role read its own row, a manager their direct
+  reports' rows and members of ``hr_staff`` every row. Column privileges keep
+  ``hr_only_columns`` to ``hr_staff``.
+* ``<schema>.directory``: a view of the directory columns (name, department, title,
+  manager, e-mail…) of every row, which everyone may read.
+* ``<schema>.audit``: insert-only for employees; who inserted (``session_user``) and when
+  are filled in by the database, so they cannot be faked.
+
+The app reads the directory and the rows the database gives it, and its own access
+layer checks every query again (a second wall).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import DataFileError, SetupError
+
+ROLE_COL, MANAGER_ROLE_COL, KEY_COL = "_db_role", "_db_manager_role", "_key"
+EMPLOYEE_GROUP, HR_GROUP = "hr_employee", "hr_staff"
+_HINT = "Check the [database] table of the site file, that the server runs, and that your account has a role there."
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - the postgres extra is part of the dev install
+        raise SetupError("The site file names a PostgreSQL database, but psycopg is not installed.",
+                         hint='Install it: pip install "hr-assistant[postgres]".') from None
+    return psycopg
+
+
+def role_name(account: str) -> str:
+    """The database role of an account or a user-name cell: ``CORP\\Ana`` -> ``ana``."""
+    return account.strip().rsplit("\\", 1)[-1].split("@", 1)[0].lower()
+
+
+def _password(conninfo: str, user: str) -> str | None:
+    """A password from the OS keyring (service ``hr-assistant``), if the keyring package is there."""
+    try:
+        import keyring
+    except ImportError:
+        return None
+    try:
+        return keyring.get_password("hr-assistant", f"{user}@{conninfo}") or keyring.get_password("hr-assistant", user)
+    except Exception:  # no keyring backend on this machine: libpq's own ways still apply
+        return None
+
+
+def connect(database: dict[str, Any], user: str, *, autocommit: bool = True):
+    """A connection as ``user`` to the site's database; a clear error when it cannot be made."""
+    psycopg = _psycopg()
+    conninfo = str(database.get("dsn", ""))
+    kwargs: dict[str, Any] = {"user": user, "connect_timeout": int(database.get("connect_timeout", 10)),
+                              "application_name": "hr-assistant", "autocommit": autocommit}
+    password = _password(conninfo, user)
+    if password:
+        kwargs["password"] = password
+    try:
+        return psycopg.connect(conninfo, **kwargs)
+    except psycopg.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataFileError(f"The employee database cannot be reached as '{user}': {first}.", hint=_HINT) from None
+
+
+def _schema(database: dict[str, Any]):
+    from psycopg import sql
+
+    return sql.Identifier(str(database.get("schema", "hr")))
+
+
+def load_from_database(database: dict[str, Any], user: str, overrides: dict[str, Any] | None = None):
+    """The employee table as ``user`` may read it: every row's directory columns, and every other
+    column only where the database returns it (other cells stay empty)."""
+    from psycopg import sql
+
+    from .employees import table_from_rows
+
+    psycopg = _psycopg()
+    schema = _schema(database)
+    with connect(database, user) as conn:
+        try:
+            cur = conn.execute(sql.SQL("SELECT * FROM {}.directory").format(schema))
+            dir_cols = [d.name for d in cur.description]
+            directory = cur.fetchall()
+            # Only the columns this role may select: hr_only columns are kept from non-HR by privileges.
+            cur = conn.execute(
+                "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped "
+                "AND has_column_privilege(attrelid, attnum, 'SELECT') ORDER BY attnum",
+                (f"{database.get('schema', 'hr')}.employees",))
+            readable = [r[0] for r in cur.fetchall() if r[0] not in (ROLE_COL, MANAGER_ROLE_COL)]
+            order = json.loads(conn.execute(sql.SQL("SELECT obj_description(%s::regclass)"),
+                                            (f"{database.get('schema', 'hr')}.employees",)).fetchone()[0] or "[]")
+            full = conn.execute(sql.SQL("SELECT {} FROM {}.employees").format(
+                sql.SQL(", ").join(sql.Identifier(c) for c in readable), schema)).fetchall()
+        except psycopg.Error as exc:
+            raise DataFileError(f"The employee database refused the employee tables: "
+                                f"{str(exc).strip().splitlines()[0]}.",
+                                hint="Ask IT to run 'hr-assistant admin init-db' and to give your role access.") from None
+    columns = [c for c in order if c in set(dir_cols) | set(readable)] or [c for c in readable if c != KEY_COL]
+    columns = [c for c in columns if c != KEY_COL]
+    by_key = {row[readable.index(KEY_COL)]: dict(zip(readable, row)) for row in full} if KEY_COL in readable else {}
+    rows = [columns]
+    for drow in directory:
+        cells = dict(zip(dir_cols, drow))
+        cells.update(by_key.get(cells.get(KEY_COL), {}))
+        rows.append(["" if cells.get(c) is None else str(cells.get(c)) for c in columns])
+    if len(rows) < 2:
+        raise DataFileError("The employee database returned no employees.",
+                            hint="Ask IT to run 'hr-assistant admin init-db' with the employee file.")
+    source = f"postgresql ({database.get('dsn', '')}) as {user}"
+    return table_from_rows(rows, source, "the employee database", overrides)
+
+
+def data_fingerprint(table) -> str:
+    """SHA-256 of the rows this user received (recorded with every audit entry)."""
+    return hashlib.sha256(table.df.to_csv(index=False).encode("utf-8")).hexdigest()
+
+
+class DatabaseAudit:
+    """Audit entries as rows of the insert-only ``<schema>.audit`` table."""
+
+    def __init__(self, database: dict[str, Any], user: str, *, data_hash: str = "", policy_hash: str = "") -> None:
+        self.database, self.user = database, user
+        self.data_hash, self.policy_hash = data_hash, policy_hash
+        self._conn = None
+
+    def record(self, user: str, role: str, query: str, allowed: bool, detail: str = "", rows: int | None = None,
+               *, account: str = "", view_as: str = "") -> None:
+        from psycopg import sql
+
+        psycopg = _psycopg()
+        values = (account, user, view_as or None, role, query, allowed, detail or None, rows, self.data_hash or None,
+                  self.policy_hash or None)
+        statement = sql.SQL("INSERT INTO {}.audit (account, employee, view_as, role, query, allowed, detail, rows, "
+                            "data_sha256, policy_sha256) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                            ).format(_schema(self.database))
+        for attempt in (1, 2):  # one reconnect: a server restart must not lose the entry
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = connect(self.database, self.user)
+                self._conn.execute(statement, values)
+                return
+            except psycopg.OperationalError:
+                self._conn = None
+                if attempt == 2:
+                    break
+            except psycopg.Error as exc:
+                raise DataFileError(f"The audit entry could not be written: {str(exc).strip().splitlines()[0]}.",
+                                    hint="The query was not answered. " + _HINT) from None
+        # Fail closed: a query whose audit entry cannot be written is not answered.
+        raise DataFileError("The audit entry could not be written: the database connection was lost.",
+                            hint="The query was not answered. " + _HINT)
+
+
+def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: dict[str, Any] | None = None) -> dict:
+    """Create (or replace) the employee table, roles, policies and the audit table from an employee file.
+
+    Runs in one transaction on ``conn`` (an administrator's connection). Returns counts for a report.
+    """
+    from psycopg import sql
+
+    from .access import make_viewer
+    from .employees import HR_DEPARTMENT, load_employees, normalise_name
+
+    table = load_employees(employees, overrides=columns or None)
+    df = table.df
+    user_col = table.role("username")
+    if not user_col:
+        raise DataFileError(f"{employees.name} has no user-name column; each employee's database role comes from it.",
+                            hint='Add one, or name it in the site file: [columns] username = "Login".')
+    key_col = table.role("employee_id") or table.role("name")
+    name_col, mgr_col, dept_col = table.role("name"), table.role("manager"), table.role("department")
+    roles = {}
+    for i, value in df[user_col].items():
+        if not isinstance(value, str) or not value.strip():
+            raise DataFileError(f"Line {i + 2} of {employees.name} has no user name, so it would have no database "
+                                "role.", hint="Fill in every employee's user name.")
+        role = role_name(value)
+        if role in roles.values():
+            raise DataFileError(f"The user name '{value}' (line {i + 2}) is used twice.",
+                                hint="Each employee needs their own user name.")
+        roles[i] = role
+    lookup = {}
+    for i in df.index:
+        for col in (name_col, key_col):
+            if col and df.at[i, col] is not None and df.at[i, col] == df.at[i, col]:
+                lookup[normalise_name(df.at[i, col])] = roles[i]
+    extra_hr = {normalise_name(d) for d in policy.hr_departments}
+    hr_roles = {roles[i] for i in df.index if dept_col and isinstance(df.at[i, dept_col], str)
+                and (HR_DEPARTMENT.match(df.at[i, dept_col]) or normalise_name(df.at[i, dept_col]) in extra_hr)}
+    cols = list(table.columns)
+    public = sorted(make_viewer(table, "", policy).public_columns)
+    hr_only = set(policy.hr_only_columns)
+    schema = _schema(database)
+    ident = sql.Identifier
+    text_rows = _text_rows(employees, cols)
+
+    def run(query, params=None):
+        conn.execute(query, params)
+
+    with conn.transaction():
+        run(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
+        for group in (EMPLOYEE_GROUP, HR_GROUP):
+            run(sql.SQL("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = {lit}) THEN "
+                        "CREATE ROLE {role} NOLOGIN; END IF; END $$").format(lit=sql.Literal(group), role=ident(group)))
+        run(sql.SQL("DROP VIEW IF EXISTS {}.directory").format(schema))
+        run(sql.SQL("DROP TABLE IF EXISTS {}.employees").format(schema))
+        run(sql.SQL("CREATE TABLE {}.employees ({}, {} text NOT NULL UNIQUE, {} text NOT NULL UNIQUE, {} text)").format(
+            schema, sql.SQL(", ").join(sql.SQL("{} text").format(ident(c)) for c in cols), ident(KEY_COL),
+            ident(ROLE_COL), ident(MANAGER_ROLE_COL)))
+        # The column order of the file, for the app to rebuild the same table.
+        run(sql.SQL("COMMENT ON TABLE {}.employees IS {}").format(schema, sql.Literal(json.dumps(cols))))
+        insert = sql.SQL("INSERT INTO {}.employees ({}, {}, {}, {}) VALUES ({})").format(
+            schema, sql.SQL(", ").join(ident(c) for c in cols), ident(KEY_COL), ident(ROLE_COL),
+            ident(MANAGER_ROLE_COL), sql.SQL(", ").join(sql.Placeholder() * (len(cols) + 3)))
+        with conn.cursor() as cur:
+            cur.executemany(insert, [
+                [*text_rows[i], f"{i}:{df.at[i, key_col]}" if key_col else str(i), roles[i],
+                 lookup.get(normalise_name(df.at[i, mgr_col])) if mgr_col and isinstance(df.at[i, mgr_col], str)
+                 else None] for i in df.index])
+        run(sql.SQL("ALTER TABLE {}.employees ENABLE ROW LEVEL SECURITY").format(schema))
+        run(sql.SQL("CREATE POLICY own_row ON {}.employees FOR SELECT USING ({} = current_user)").format(
+            schema, ident(ROLE_COL)))
+        if policy.managers_see_reports:
+            run(sql.SQL("CREATE POLICY direct_reports ON {}.employees FOR SELECT USING ({} = current_user)").format(
+                schema, ident(MANAGER_ROLE_COL)))
+        run(sql.SQL("CREATE POLICY hr_staff ON {}.employees FOR SELECT USING "
+                    "(pg_has_role(current_user, {}, 'MEMBER'))").format(schema, sql.Literal(HR_GROUP)))
+        # The directory view belongs to the administrator, so it shows every row, but only these columns.
+        run(sql.SQL("CREATE VIEW {}.directory AS SELECT {} FROM {}.employees").format(
+            schema, sql.SQL(", ").join(ident(c) for c in [KEY_COL, *public]), schema))
+        run(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}, {}").format(schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+        run(sql.SQL("REVOKE ALL ON {}.employees, {}.directory FROM PUBLIC").format(schema, schema))
+        run(sql.SQL("GRANT SELECT ON {}.directory TO {}, {}").format(schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+        readable = [c for c in [*cols, KEY_COL, ROLE_COL, MANAGER_ROLE_COL] if c not in hr_only]
+        run(sql.SQL("GRANT SELECT ({}) ON {}.employees TO {}").format(
+            sql.SQL(", ").join(ident(c) for c in readable), schema, ident(EMPLOYEE_GROUP)))
+        run(sql.SQL("GRANT SELECT ON {}.employees TO {}").format(schema, ident(HR_GROUP)))
+        run(sql.SQL("CREATE TABLE IF NOT EXISTS {}.audit (id bigserial PRIMARY KEY, "
+                    "at timestamptz NOT NULL DEFAULT now(), db_user text NOT NULL DEFAULT session_user, "
+                    "account text, employee text, view_as text, role text, query text, allowed boolean, detail text, "
+                    "rows integer, data_sha256 text, policy_sha256 text)").format(schema))
+        run(sql.SQL("REVOKE ALL ON {}.audit FROM PUBLIC").format(schema))
+        run(sql.SQL("GRANT INSERT (account, employee, view_as, role, query, allowed, detail, rows, data_sha256, "
+                    "policy_sha256) ON {}.audit TO {}, {}").format(schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+        run(sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}, {}").format(
+            sql.Identifier(str(database.get("schema", "hr")), "audit_id_seq"), ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+        for role in roles.values():
+            run(sql.SQL("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = {lit}) THEN "
+                        "CREATE ROLE {role} LOGIN; END IF; END $$").format(lit=sql.Literal(role), role=ident(role)))
+            run(sql.SQL("GRANT {} TO {}").format(ident(EMPLOYEE_GROUP), ident(role)))
+            if role in hr_roles:
+                run(sql.SQL("GRANT {} TO {}").format(ident(HR_GROUP), ident(role)))
+            else:  # someone who left HR loses its rights at the next init-db
+                run(sql.SQL("REVOKE {} FROM {}").format(ident(HR_GROUP), ident(role)))
+    return {"employees": len(df), "roles": len(roles), "hr": len(hr_roles), "directory_columns": public,
+            "hr_only_columns": sorted(hr_only & set(cols))}
+
+
+def _text_rows(path: Path, columns: list[str]) -> list[list[str | None]]:
+    """The file's cells as written (the database keeps the text; the app infers types as for a file)."""
+    from .employees import _read_csv_rows, _read_xlsx_rows
+
+    rows = _read_xlsx_rows(path) if path.suffix.lower() in (".xlsx", ".xlsm") else _read_csv_rows(path)
+    out = []
+    for r in rows[1:]:
+        cells = [r[i] if i < len(r) else "" for i in range(len(columns))]
+        out.append([c if c != "" else None for c in cells])
+    return out

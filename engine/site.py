@@ -1,0 +1,210 @@
+"""Site settings that IT fixes and users cannot change: ``site.toml``.
+
+The file lives where only administrators can write (``/etc/hr-assistant/site.toml``,
+``%ProgramData%\\hr-assistant\\site.toml``, or the installed bundle's own folder).
+Where it sets something, a user's settings, environment variables and command-line
+options cannot override it. Without a site file the app runs in single-user mode.
+
+A site file that users could have written is refused, not trusted: it could make
+anyone HR. On POSIX that means it and every folder above it belong to root and are
+writable by nobody else (as OpenSSH's StrictModes checks its files).
+
+Example::
+
+    [site]
+    employees = "/srv/hr/employees.csv"      # or [database] below
+    policies = "/srv/hr/policies"
+    audit = "/var/log/hr-assistant/audit.log"
+    models = ["/opt/hr-assistant/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"]
+    identity_column = "username"             # or "email": matched to the OS account
+    kiosk = false                            # true: anyone may pick a persona (shared terminals)
+
+    [access]                                 # the access policy (never read from a user folder)
+    hr_departments = ["People Operations"]
+    hr_only_columns = ["disciplinary_notes"]
+    min_group_size = 5
+
+    [columns]                                # what the data's columns mean
+    username = "login"
+
+    [settings]                               # any setting, fixed for every user
+    n_threads = 4
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import SiteFileError
+
+#: Lets tests and IT staging point at another site file. It is honoured only when no
+#: system-wide file exists (so nobody can switch the real one off with it) and only for a
+#: file that passes the same administrators-only check.
+SITE_ENV = "HR_ASSISTANT_SITE_FILE"
+
+# Site keys that fix a user setting of the same meaning.
+_SITE_TO_SETTING = {"employees": "employees_path", "policies": "policies_path", "model": "model_path"}
+
+
+@dataclass
+class Site:
+    """What the site file fixes. ``path`` is None in single-user mode (no site file)."""
+
+    path: Path | None = None
+    employees: str = ""
+    policies: str = ""
+    audit: str = ""
+    model: str = ""
+    models: list[str] = field(default_factory=list)  # allowed model files; empty: any
+    identity_column: str = ""  # "" = the user-name column, else the e-mail column
+    kiosk: bool = False
+    access: dict[str, Any] = field(default_factory=dict)
+    columns: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    database: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return self.path is not None
+
+    def locked(self) -> set[str]:
+        """Names of the user settings this site file fixes (the settings dialog shows them locked)."""
+        out = {setting for key, setting in _SITE_TO_SETTING.items() if getattr(self, key)}
+        if self.database:
+            out.add("employees_path")
+        return out | set(self.settings)
+
+    def apply(self, settings):
+        """``settings`` with every value the site fixes put back, whatever the user set."""
+        from .settings import Settings
+
+        changes = {setting: getattr(self, key) for key, setting in _SITE_TO_SETTING.items() if getattr(self, key)}
+        changes.update(self.settings)
+        if not changes:
+            return settings
+        known = {f.name for f in fields(Settings)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise SiteFileError(f"The site file {self.path} sets unknown settings: {', '.join(unknown)}.",
+                                hint=f"Known settings: {', '.join(sorted(known))}.")
+        return settings.replace(**changes)
+
+    def check_override(self, setting: str, value: str | None, option: str) -> None:
+        """Refuse a command-line option that tries to change what the site file fixes."""
+        if value and setting in self.locked():
+            raise SiteFileError(f"{option} cannot be used here: your IT department fixes it in {self.path}.",
+                                hint="Ask IT to change the site file if the setting is wrong.")
+
+
+def system_site_files() -> list[Path]:
+    """Where a site file may be, in order (the first that exists wins)."""
+    from .models import app_root
+
+    if sys.platform == "win32":
+        base = Path(os.environ.get("PROGRAMDATA") or r"C:\ProgramData")
+        first = base / "hr-assistant" / "site.toml"
+    else:
+        first = Path("/etc/hr-assistant/site.toml")
+    out = [first]
+    if getattr(sys, "frozen", False):  # the installed bundle's own folder (admin-owned on a managed install)
+        out.append(app_root() / "site.toml")
+    return out
+
+
+def admin_only_problem(path: Path) -> str:
+    """Why ``path`` could have been written by someone other than an administrator ('' if it could not)."""
+    if sys.platform == "win32":
+        # %ProgramData% and Program Files are writable only by administrators unless IT changed
+        # their ACLs; an ACL audit is the installer's job (documented in README).
+        return ""
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        return f"it cannot be resolved ({exc})"
+    for p in [target, *target.parents]:
+        try:
+            st = p.stat()
+        except OSError as exc:
+            return f"{p} cannot be checked ({exc.strerror})"
+        if st.st_uid != 0:
+            return f"{p} belongs to user id {st.st_uid}, not to root"
+        writable_by_others = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if writable_by_others and not (p != target and st.st_mode & stat.S_ISVTX):
+            return f"{p} can be written by users other than root"
+    return ""
+
+
+def find_site_file() -> Path | None:
+    for path in system_site_files():
+        if path.exists():
+            return path
+    override = os.environ.get(SITE_ENV)
+    return Path(override) if override else None
+
+
+def load_site(path: Path | None = None) -> Site:
+    """The site settings in force (an inactive :class:`Site` when there is no site file).
+
+    Raises :class:`SiteFileError` when the file is damaged or could have been written by a
+    non-administrator: running on guessed site settings could hand out rights.
+    """
+    path = path if path is not None else find_site_file()
+    if path is None:
+        return Site()
+    problem = admin_only_problem(Path(path))
+    if problem:
+        raise SiteFileError(f"The site file {path} is not trusted: {problem}.",
+                            hint="Only administrators may be able to write the site file and its folders "
+                                 "(owner root, mode 644 or stricter). Ask IT to fix its permissions.")
+    import tomllib
+
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SiteFileError(f"The site file {path} cannot be read: {exc}.",
+                            hint="Ask IT to fix it (UTF-8 TOML). Until then the app does not start, "
+                                 "because guessed site settings could show data to the wrong person.") from None
+    return _parse(Path(path), data)
+
+
+def _parse(path: Path, data: dict[str, Any]) -> Site:
+    def fail(what: str) -> SiteFileError:
+        return SiteFileError(f"The site file {path}: {what}.", hint="Ask IT to correct the site file.")
+
+    known_tables = {"site", "access", "columns", "settings", "database"}
+    unknown = sorted(set(data) - known_tables)
+    if unknown:
+        raise fail(f"unknown section {unknown[0]!r} (known: {', '.join(sorted(known_tables))})")
+    for table in known_tables:
+        if not isinstance(data.get(table, {}), dict):
+            raise fail(f"[{table}] must be a table")
+    main = data.get("site", {})
+    site = Site(path=path, access=data.get("access", {}), columns=data.get("columns", {}),
+                settings=data.get("settings", {}), database=data.get("database", {}))
+    for key in ("employees", "policies", "audit", "model", "identity_column"):
+        value = main.get(key, "")
+        if not isinstance(value, str):
+            raise fail(f"{key} must be a text")
+        setattr(site, key, value)
+    if site.identity_column not in ("", "username", "email"):
+        raise fail(f"identity_column = {site.identity_column!r}; use \"username\" or \"email\"")
+    models = main.get("models", [])
+    if not (isinstance(models, list) and all(isinstance(m, str) for m in models)):
+        raise fail("models must be a list of model file paths")
+    site.models = models
+    kiosk = main.get("kiosk", False)
+    if not isinstance(kiosk, bool):
+        raise fail("kiosk must be true or false")
+    site.kiosk = kiosk
+    unknown_keys = sorted(set(main) - {"employees", "policies", "audit", "model", "models", "identity_column",
+                                       "kiosk"})
+    if unknown_keys:
+        raise fail(f"unknown key {unknown_keys[0]!r} in [site]")
+    if site.database and site.employees:
+        raise fail("set either employees or [database], not both")
+    return site

@@ -1,0 +1,200 @@
+"""Site mode with a real PostgreSQL server: the database itself withholds other people's data.
+
+The server is started by the tests (tests/pg_server.py). Every role's view is read through
+the app's own loader, and then checked with the app's access layer switched off (an HR
+viewer over what the database returned): whatever the database did not return cannot leak.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+
+import pytest
+
+psycopg = pytest.importorskip("psycopg")
+
+from engine.access import AccessPolicy, make_viewer  # noqa: E402
+from engine.assistant import build_data_tool, sign_in  # noqa: E402
+from engine.cli import main  # noqa: E402
+from engine.database import DatabaseAudit, connect, init_db, load_from_database  # noqa: E402
+from engine.errors import AccessDenied, DataFileError  # noqa: E402
+from engine.query import run_query  # noqa: E402
+from engine.settings import load_settings  # noqa: E402
+from tests import pg_server  # noqa: E402
+from tests.conftest import REFERENCE  # noqa: E402
+
+ME = pwd.getpwuid(os.geteuid()).pw_name
+TODAY = "2026-11-23"
+PASSWORD = "correct horse battery"
+SALARIES = {"Ana Cruz": 61000, "Olu Bello": 99000, "Priya Raman": 120000, "Li Wei": 58000, "Sara Kim": 57000,
+            "Tom Berg": 70000, "Ines Duarte": 64000, "Kofi Mensah": 66000}
+
+
+def _company(path):
+    path.write_text(
+        "employee_id,full_name,username,email,department,manager,annual_salary_usd,sick_days_remaining,notes\n"
+        f"E1,Ana Cruz,{ME},ana@corp.example,Operations,Olu Bello,61000,7,\n"
+        "E2,Olu Bello,obello,olu@corp.example,Operations,Priya Raman,99000,3,\n"
+        "E3,Priya Raman,praman,priya@corp.example,Human Resources,,120000,9,\n"
+        "E4,Li Wei,lwei,li@corp.example,Operations,Olu Bello,58000,4,under review\n"
+        "E5,Sara Kim,skim,sara@corp.example,Operations,Olu Bello,57000,2,\n"
+        "E6,Tom Berg,tberg,tom@corp.example,Finance,Priya Raman,70000,6,\n"
+        "E7,Ines Duarte,iduarte,ines@corp.example,Operations,Olu Bello,64000,5,\n"
+        "E8,Kofi Mensah,kmensah,kofi@corp.example,Operations,Olu Bello,66000,1,\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = pg_server.start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def loaded(server, tmp_path_factory):
+    """The company loaded by IT with ``admin init-db``; passwords set for the TCP logins."""
+    csv = _company(tmp_path_factory.mktemp("hr") / "staff.csv")
+    database = {"dsn": server.dsn(), "schema": "hr"}
+    policy = AccessPolicy(hr_only_columns=["notes"])
+    with connect(database, "postgres") as conn:
+        report = init_db(conn, csv, database, policy)
+        for role in ("obello", "praman", "lwei", "tberg"):
+            conn.execute(f"ALTER ROLE {role} PASSWORD '{PASSWORD}'")
+    return {"csv": csv, "report": report, "socket": database, "tcp": {"dsn": server.dsn(tcp=True), "schema": "hr"}}
+
+
+def _as(loaded, role, monkeypatch):
+    """The table the database gives ``role`` (over TCP with its password; the OS account over the socket)."""
+    if role == ME:
+        return load_from_database(loaded["socket"], ME)
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    return load_from_database(loaded["tcp"], role)
+
+
+def _salaries(table):
+    """Every salary the table holds, read with the app's checks switched off (an HR viewer)."""
+    hr = make_viewer(table, "", AccessPolicy())
+    hr.role = "hr"
+    value = run_query('df[["full_name", "annual_salary_usd"]]', table, hr, TODAY).value
+    return {n: int(v) for n, v in value.itertuples(index=False) if v == v}
+
+
+def test_init_db_reports_roles_and_directory(loaded):
+    report = loaded["report"]
+    assert report["employees"] == 8 and report["roles"] == 8 and report["hr"] == 1
+    assert "full_name" in report["directory_columns"] and "annual_salary_usd" not in report["directory_columns"]
+    assert report["hr_only_columns"] == ["notes"]
+
+
+@pytest.mark.parametrize("role, expected", [
+    (ME, {"Ana Cruz"}),  # an employee (peer authentication as the OS account)
+    ("obello", {"Olu Bello", "Ana Cruz", "Li Wei", "Sara Kim", "Ines Duarte", "Kofi Mensah"}),  # a manager
+    ("lwei", {"Li Wei"}),
+    ("praman", set(SALARIES)),  # HR
+])
+def test_the_database_alone_withholds_other_peoples_rows(loaded, monkeypatch, role, expected):
+    table = _as(loaded, role, monkeypatch)
+    assert len(table.df) == 8  # the directory: everyone's name, department, manager, e-mail
+    assert set(table.df["full_name"]) == set(SALARIES)
+    assert _salaries(table) == {n: SALARIES[n] for n in expected}
+    # hr_only columns: withheld by column privileges from everyone but HR, even on their own row
+    has_notes = "notes" in table.columns and table.df["notes"].notna().any()
+    assert has_notes == (role == "praman")
+
+
+def test_the_database_refuses_direct_reads_too(loaded, monkeypatch):
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    with connect(loaded["tcp"], "tberg") as conn:
+        rows = conn.execute("SELECT full_name, annual_salary_usd FROM hr.employees").fetchall()
+        assert rows == [("Tom Berg", "70000")]
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT notes FROM hr.employees")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("UPDATE hr.employees SET department = 'Human Resources'")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT * FROM hr.audit")
+
+
+def test_the_audit_table_is_insert_only_and_records_the_real_db_user(loaded, monkeypatch):
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    audit = DatabaseAudit(loaded["tcp"], "lwei", data_hash="d" * 64, policy_hash="p" * 64)
+    audit.record("Li Wei", "employee", 'df["sick_days_remaining"]', True, rows=1, account="lwei")
+    with connect(loaded["tcp"], "lwei") as conn:
+        for statement in ("UPDATE hr.audit SET allowed = false", "DELETE FROM hr.audit",
+                          "INSERT INTO hr.audit (db_user, query) VALUES ('praman', 'x')",
+                          "TRUNCATE hr.audit"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+    with connect(loaded["socket"], "postgres") as conn:
+        row = conn.execute("SELECT db_user, account, employee, allowed, data_sha256 FROM hr.audit "
+                           "WHERE employee = 'Li Wei'").fetchone()
+    assert row == ("lwei", "lwei", "Li Wei", True, "d" * 64)
+
+
+def test_site_mode_end_to_end_as_the_os_account(loaded, site_file, capsys):
+    site_file(f'[database]\ndsn = "{loaded["socket"]["dsn"]}"\n[access]\nhr_only_columns = ["notes"]\n')
+    assert main(["whoami"]) == 0
+    out = capsys.readouterr().out
+    assert "employee: Ana Cruz" in out and "role: employee" in out and "postgresql" in out
+    assert main(["data", 'df[df["full_name"] == "Ana Cruz"]["annual_salary_usd"]']) == 0
+    assert "61,000" in capsys.readouterr().out
+    assert main(["data", 'df["annual_salary_usd"].max()']) == 1
+    assert "only for yourself" in capsys.readouterr().err
+    # the doctored-file route is closed: the site fixes the data source
+    assert main(["data", "len(df)", "--employees", str(REFERENCE / "employee_data.csv")]) == 2
+    # every query went to the insert-only table, with the account the database authenticated
+    with connect(loaded["socket"], "postgres") as conn:
+        rows = conn.execute("SELECT db_user, account, employee, allowed FROM hr.audit WHERE db_user = %s "
+                            "ORDER BY id", (ME,)).fetchall()
+    assert rows[-2:] == [(ME, ME, "Ana Cruz", True), (ME, ME, "Ana Cruz", False)]
+
+
+def test_site_mode_agent_tools_see_only_what_the_database_gave(loaded, site_file):
+    site_file(f'[database]\ndsn = "{loaded["socket"]["dsn"]}"\n')
+    tool = build_data_tool(load_settings())
+    identity = sign_in(tool)
+    assert identity.name == "Ana Cruz" and tool.viewer(identity.user).role == "employee"
+    assert _salaries(tool.table) == {"Ana Cruz": 61000}
+    with pytest.raises(AccessDenied):
+        run_query('df[df["annual_salary_usd"] > 60000]["full_name"]', tool.table, tool.viewer(identity.user), TODAY)
+
+
+def test_an_unreachable_database_is_a_clear_error(site_file, capsys):
+    site_file('[database]\ndsn = "host=127.0.0.1 port=1 dbname=hr connect_timeout=2"\n')
+    assert main(["whoami"]) == 2
+    err = capsys.readouterr().err
+    assert "The employee database cannot be reached" in err and "Traceback" not in err
+
+
+def test_a_role_without_tables_is_told_to_ask_it(server, capsys, site_file):
+    site_file(f'[database]\ndsn = "{server.dsn()}"\nschema = "nothing_here"\n')
+    with pytest.raises(DataFileError, match="refused the employee tables"):
+        build_data_tool(load_settings())
+
+
+def test_init_db_from_the_command_line_and_rerun_revokes_hr(server, tmp_path, capsys, site_file):
+    csv = _company(tmp_path / "staff.csv")
+    site_file(f'[database]\ndsn = "{server.dsn()}"\nschema = "hr2"\n')
+    assert main(["admin", "init-db", "--employees", str(csv), "--admin-user", "postgres"]) == 0
+    assert "8 employees loaded into hr2.employees; 8 roles (1 in hr_staff)" in capsys.readouterr().out
+    csv.write_text(csv.read_text().replace("Priya Raman,praman,priya@corp.example,Human Resources",
+                                           "Priya Raman,praman,priya@corp.example,Finance"))
+    assert main(["admin", "init-db", "--employees", str(csv), "--admin-user", "postgres"]) == 0
+    with connect({"dsn": server.dsn()}, "postgres") as conn:
+        assert conn.execute("SELECT pg_has_role('praman', 'hr_staff', 'MEMBER')").fetchone() == (False,)
+
+
+def test_init_db_needs_a_user_name_column(server, capsys):
+    assert main(["admin", "init-db", "--employees", str(REFERENCE / "employee_data.csv"), "--dsn", server.dsn(),
+                 "--admin-user", "postgres"]) == 2
+    assert "no user-name column" in capsys.readouterr().err
+
+
+def test_json_report_never_carries_a_withheld_value(loaded, site_file, capsys):
+    site_file(f'[database]\ndsn = "{loaded["socket"]["dsn"]}"\n')
+    assert main(["data", 'df[["full_name", "department"]]', "--json"]) == 0
+    text = json.dumps(json.loads(capsys.readouterr().out))
+    assert all(str(v) not in text for n, v in SALARIES.items())
