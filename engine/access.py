@@ -23,16 +23,13 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import re
 import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .employees import HR_DEPARTMENT, EmployeeTable, normalise_name
-
-DIRECTORY_HINT = re.compile(r"position|title|job|role$|^rank$", re.I)
+from .employees import HR_DEPARTMENT, EmployeeTable, default_public_columns, normalise_name
 
 
 @dataclass
@@ -143,8 +140,15 @@ class Viewer:
                                f"shown: it would give individual values away.")
 
 
+ROW_KEY = "#row:"
+
+
 def find_user_row(table: EmployeeTable, user: str) -> int | None:
-    """The row of the signed-in user: by name, id, email or user name (accent- and case-insensitive)."""
+    """The row of the signed-in user: by name, id, email or user name (accent- and case-insensitive),
+    or exactly the row ``#row:N`` that the identity layer pinned."""
+    if user.startswith(ROW_KEY) and user[len(ROW_KEY):].isdigit():
+        row = int(user[len(ROW_KEY):])
+        return row if row in table.df.index else None
     key = normalise_name(user)
     if not key:
         return None
@@ -184,7 +188,10 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
         if mgr_col:
             keys = set()
             if name_col:
-                keys.add(normalise_name(df.at[row, name_col]))
+                name = normalise_name(df.at[row, name_col])
+                # A name two people share says nothing about whose report someone is: ids only then.
+                if sum(1 for v in df[name_col] if isinstance(v, str) and normalise_name(v) == name) == 1:
+                    keys.add(name)
             if id_col:
                 keys.add(normalise_name(df.at[row, id_col]))
             keys.discard("")
@@ -200,9 +207,11 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
     if policy.public_columns is not None:
         public = set(policy.public_columns)
     else:
-        public = {c for r in ("name", "employee_id", "department", "manager", "email") for c in table.roles.get(r, [])}
-        public |= {c for c in table.columns if DIRECTORY_HINT.search(c) and table.columns[c].dtype == "text"}
+        public = default_public_columns(table.columns, table.roles)
+    if table.public_cap is not None:
+        public &= table.public_cap  # a user-written side file cannot make anything public
     public -= set(table.pay_columns)
+    public -= set(policy.hr_only_columns)
     report_names = [str(df.at[i, name_col]) for i in reports] if name_col else [str(i) for i in reports]
     return Viewer(
         name=str(df.at[row, name_col]) if row is not None and name_col else user,

@@ -108,7 +108,7 @@ class Agent:
         # Everything that depends on the user comes last: the rest is one KV-cache prefix for all users.
         return SYSTEM_PROMPT.format(
             today=self.context.today,
-            user=self.context.user or "an employee",
+            user=self.context.name or self.context.user or "an employee",
             role=self.context.role,
             notes=self.tools.user_notes(self.context),
             instructions=self.format.instructions(self.tools, self.context),
@@ -204,7 +204,7 @@ class Agent:
         :class:`FinalAnswer` or an :class:`ErrorStep`; the trace is then in ``last_trace``."""
         cancel = cancel or threading.Event()
         question = question.strip()
-        trace = Trace(question=question, user=self.context.user, tools=self.tools.names)
+        trace = Trace(question=question, user=self.context.name or self.context.user, tools=self.tools.names)
         self.last_trace = trace
         started = time.perf_counter()
         question = neutralise(question)

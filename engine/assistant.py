@@ -163,7 +163,8 @@ def context_for(identity: Identity, tools: ToolRegistry | None = None) -> ToolCo
     data = tools.get("employee_data") if tools is not None else None
     if data is not None and identity.user:
         role = data.viewer(identity.user).role
-    return ToolContext(user=identity.user, role=role, account=identity.account, view_as=identity.view_as)
+    return ToolContext(user=identity.user, role=role, account=identity.account, view_as=identity.view_as,
+                       name=identity.name if identity.user else "")
 
 
 def build_context(user: str, tools: ToolRegistry | None = None, *, personas: bool = False) -> ToolContext:

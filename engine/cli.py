@@ -250,6 +250,8 @@ def _init_db(args: argparse.Namespace, site) -> int:
         report = init_db(conn, Path(args.employees).expanduser(), database, policy, site.columns or None)
     print(f"{report['employees']} employees loaded into {database.get('schema', 'hr')}.employees; "
           f"{report['roles']} roles ({report['hr']} in hr_staff).")
+    if report["departed"]:
+        print(f"no longer in the file (groups and login taken away): {', '.join(report['departed'])}")
     print(f"directory columns (everyone): {', '.join(report['directory_columns'])}")
     if report["hr_only_columns"]:
         print(f"HR-only columns: {', '.join(report['hr_only_columns'])}")

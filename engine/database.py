@@ -188,15 +188,20 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
             raise DataFileError(f"Line {i + 2} of {employees.name} has no user name, so it would have no database "
                                 "role.", hint="Fill in every employee's user name.")
         role = role_name(value)
+        if role in (EMPLOYEE_GROUP, HR_GROUP) or role.startswith("pg_"):
+            raise DataFileError(f"The user name '{value}' (line {i + 2}) is a reserved database role name.",
+                                hint="Rename that account or the user name.")
         if role in roles.values():
             raise DataFileError(f"The user name '{value}' (line {i + 2}) is used twice.",
                                 hint="Each employee needs their own user name.")
         roles[i] = role
-    lookup = {}
+    lookup: dict[str, str | None] = {}
     for i in df.index:
         for col in (name_col, key_col):
             if col and df.at[i, col] is not None and df.at[i, col] == df.at[i, col]:
-                lookup[normalise_name(df.at[i, col])] = roles[i]
+                key = normalise_name(df.at[i, col])
+                # A name two people share is nobody's: their reports get no manager rather than a wrong one.
+                lookup[key] = None if key in lookup and lookup[key] != roles[i] else roles[i]
     extra_hr = {normalise_name(d) for d in policy.hr_departments}
     hr_roles = {roles[i] for i in df.index if dept_col and isinstance(df.at[i, dept_col], str)
                 and (HR_DEPARTMENT.match(df.at[i, dept_col]) or normalise_name(df.at[i, dept_col]) in extra_hr)}
@@ -257,15 +262,31 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
                     "policy_sha256) ON {}.audit TO {}, {}").format(schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
         run(sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}, {}").format(
             sql.Identifier(str(database.get("schema", "hr")), "audit_id_seq"), ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+        powerful = [r for (r,) in conn.execute("SELECT rolname FROM pg_roles WHERE (rolsuper OR rolbypassrls) "
+                                               "AND rolname = ANY(%s)", (list(roles.values()),)).fetchall()]
+        if powerful:
+            # Row-level security does not bind these roles: loading them as employees would be a lie.
+            raise DataFileError(f"The user names {', '.join(powerful)} are database superusers or bypass row-level "
+                                "security.", hint="Give those people ordinary database roles.")
+        # People no longer in the export lose both groups and their login (their audit rows stay).
+        members = conn.execute(
+            "SELECT DISTINCT m.rolname FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid "
+            "JOIN pg_roles m ON m.oid = a.member WHERE g.rolname IN (%s, %s)", (EMPLOYEE_GROUP, HR_GROUP)).fetchall()
+        departed = sorted({m for (m,) in members} - set(roles.values()) - {EMPLOYEE_GROUP, HR_GROUP})
+        for role in departed:
+            run(sql.SQL("REVOKE {}, {} FROM {}").format(ident(EMPLOYEE_GROUP), ident(HR_GROUP), ident(role)))
+            run(sql.SQL("ALTER ROLE {} NOLOGIN").format(ident(role)))
         for role in roles.values():
             run(sql.SQL("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = {lit}) THEN "
                         "CREATE ROLE {role} LOGIN; END IF; END $$").format(lit=sql.Literal(role), role=ident(role)))
+            run(sql.SQL("ALTER ROLE {} LOGIN").format(ident(role)))
             run(sql.SQL("GRANT {} TO {}").format(ident(EMPLOYEE_GROUP), ident(role)))
             if role in hr_roles:
                 run(sql.SQL("GRANT {} TO {}").format(ident(HR_GROUP), ident(role)))
             else:  # someone who left HR loses its rights at the next init-db
                 run(sql.SQL("REVOKE {} FROM {}").format(ident(HR_GROUP), ident(role)))
-    return {"employees": len(df), "roles": len(roles), "hr": len(hr_roles), "directory_columns": public,
+    return {"employees": len(df), "roles": len(roles), "hr": len(hr_roles), "departed": departed,
+            "directory_columns": public,
             "hr_only_columns": sorted(hr_only & set(cols))}
 
 

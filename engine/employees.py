@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import io
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -64,17 +65,23 @@ class EmployeeTable:
     columns: dict[str, Column]
     source: str
     roles: dict[str, list[str]]  # role -> column names
+    notes: list[str] = field(default_factory=list)  # what was ignored of the column settings, and why
+    #: Columns that may be public at most (None: no limit). Set when a user-writable side file changed
+    #: the column meanings, so it cannot make a column public that the guess kept private.
+    public_cap: set[str] | None = None
 
     def role(self, role: str) -> str | None:
         names = self.roles.get(role) or []
         return names[0] if names else None
 
     def problems(self) -> list[str]:
-        """Data-quality findings a person should fix in the file (cells that were not understood)."""
-        out = []
+        """Data-quality findings a person should fix in the file (cells that were not understood).
+
+        Line numbers only, never the cells' values: these are shown to whoever opens the data."""
+        out = list(self.notes)
         for col in self.columns.values():
             if col.bad_cells:
-                shown = ", ".join(f"line {line}: {value!r}" for line, value in col.bad_cells[:5])
+                shown = ", ".join(f"line {line}" for line, _ in col.bad_cells[:5])
                 more = f" and {len(col.bad_cells) - 5} more" if len(col.bad_cells) > 5 else ""
                 out.append(f"'{col.name}' is a number column, but {len(col.bad_cells)} "
                            f"cell{'s are' if len(col.bad_cells) > 1 else ' is'} not a number ({shown}{more}); "
@@ -397,21 +404,57 @@ def _guess_roles(columns: dict[str, Column], df) -> dict[str, list[str]]:
 
 def _side_file(path: Path) -> Path | None:
     for toml_path in (path.with_suffix(path.suffix + ".toml"), path.with_suffix(".toml")):
-        if toml_path.exists():
+        if toml_path.exists() or toml_path.is_symlink():
             return toml_path
     return None
 
 
-def _overrides(toml_path: Path | None) -> dict[str, Any]:
-    if toml_path is None:
-        return {}
+def _read_side_file(toml_path: Path) -> tuple[dict[str, Any], bool]:
+    """The side file's settings, and whether only an administrator could have written them.
+
+    The file is opened once and its owner checked on that open file (``fstat``), so it cannot be
+    swapped between the check and the read; a symbolic link, or a folder others can write, makes
+    it untrusted. On Windows side files are never trusted (the site file's [columns] is the way).
+    """
+    import stat
+    import sys
     import tomllib
 
+    from .site import admin_only_problem
+
+    trusted = False
     try:
-        return tomllib.loads(toml_path.read_text(encoding="utf-8"))
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(toml_path, flags)
+        except OSError:
+            fd = os.open(toml_path, os.O_RDONLY)  # a link: read it, never trust it
+            link = True
+        else:
+            link = False
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            raw = fh.read(1024 * 1024)
+        if sys.platform != "win32" and not link and st.st_uid == 0 and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            trusted = not admin_only_problem(toml_path.parent)
+        return tomllib.loads(raw.decode("utf-8")), trusted
     except (OSError, ValueError) as exc:
         raise DataFileError(f"The column settings {toml_path.name} cannot be read: {exc}.",
                             hint="Fix the TOML syntax or remove the file.") from exc
+
+
+DIRECTORY_HINT = re.compile(r"position|title|job|role$|^rank$", re.I)
+
+
+def default_public_columns(columns: dict[str, "Column"], roles: dict[str, list[str]]) -> set[str]:
+    """The directory columns everyone may read: name, id, department, manager, e-mail, job title."""
+    public = {c for r in ("name", "employee_id", "department", "manager", "email") for c in roles.get(r, [])}
+    public |= {c for c in columns if DIRECTORY_HINT.search(c) and columns[c].dtype == "text"}
+    return public
+
+
+#: Column meanings that decide who someone is and what is public.
+_IDENTITY_ROLES = ("name", "employee_id", "email", "username", "manager", "department")
 
 
 def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) -> EmployeeTable:
@@ -430,12 +473,23 @@ def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) ->
     if len(rows) < 2:
         raise DataFileError(f"The employee file {path.name} has a header but no employees.",
                             hint="Export the employee list again.")
-    return table_from_rows(rows, str(path), path.name, overrides, _side_file(path))
+    return table_from_rows(rows, str(path), path.name, overrides, _side_file(path), own_data=_owned_by_me(path))
+
+
+def _owned_by_me(path: Path) -> bool:
+    """Is the data file (after links) the user's own, which they could edit anyway?"""
+    try:
+        return os.name == "posix" and path.resolve().stat().st_uid == os.geteuid()
+    except OSError:
+        return False
 
 
 def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: dict[str, Any] | None = None,
-                    side: Path | None = None) -> EmployeeTable:
-    """An employee table from a header row and text cells (a file's, or a database's)."""
+                    side: Path | None = None, own_data: bool = False) -> EmployeeTable:
+    """An employee table from a header row and text cells (a file's, or a database's).
+
+    ``own_data``: the user owns the data file, so a side file of theirs may set column meanings
+    (they could edit the data itself); it still cannot make a column public."""
     import pandas as pd
 
     header = rows[0]
@@ -456,15 +510,31 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     df = pd.DataFrame(series)
     roles = _guess_roles(columns, df)
     guessed_pay = set(roles.get("pay", []))
-    from_file = _overrides(side).get("columns", {})
+    side_conf, trusted = _read_side_file(side) if side is not None else ({}, True)
+    from_file = side_conf.get("columns", {})
     if not isinstance(from_file, dict):
         raise DataFileError(f"The column settings beside {label} need a [columns] table.",
                             hint='For example: [columns]\nname = "Full Name"')
-    from .site import admin_only_problem
+    notes: list[str] = []
+    public_cap = None
+    if not trusted:
+        # A side file a user could have written may only make more columns private. With a site
+        # file in force, or beside data the user does not own, it sets nothing else; beside their
+        # own data in single-user mode it may set meanings, but what is public stays the guess's.
+        from .site import load_site
 
-    # A side file only IT could have written is trusted in full. One the user could have written
-    # may add meanings and pay columns, never make a pay column less private.
-    trusted = side is None or not admin_only_problem(side)
+        if load_site().active or not own_data:
+            ignored = sorted(k for k in from_file if k != "pay")
+            if ignored:
+                notes.append(f"the column meanings {', '.join(ignored)} in {side.name} were ignored: a user could "
+                             "have written that file; IT sets them in the site file's [columns]")
+            from_file = {k: v for k, v in from_file.items() if k == "pay"}
+        else:
+            public_cap = default_public_columns(columns, roles)
+        for role in _IDENTITY_ROLES:
+            if isinstance(from_file.get(role), list) and len(from_file[role]) != 1:
+                raise DataFileError(f"The column settings {side.name} give a list for '{role}'; it takes one column.",
+                                    hint=f'For example: {role} = "{next(iter(columns))}"')
     conf = {**from_file, **(overrides or {})}  # the site file's [columns] win over the side file
     for role, value in conf.items():
         if not (isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)):
@@ -489,4 +559,7 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
         for c in cols:
             if role not in columns[c].roles:
                 columns[c].roles.append(role)
-    return EmployeeTable(df=df, columns=columns, source=source, roles=roles)
+    table = EmployeeTable(df=df, columns=columns, source=source, roles=roles)
+    table.notes = notes
+    table.public_cap = public_cap
+    return table

@@ -105,12 +105,10 @@ class Identity:
 
 
 def _row_key(table: EmployeeTable, row: int) -> str:
-    """A key that finds exactly this row again (the employee id where there is one)."""
-    id_col, name_col = table.role("employee_id"), table.role("name")
-    for col in (id_col, name_col):
-        if col and isinstance(table.df.at[row, col], (str, int)) and str(table.df.at[row, col]).strip():
-            return str(table.df.at[row, col])
-    return str(row)
+    """A key that finds exactly this row again, whatever the other rows hold."""
+    from .access import ROW_KEY
+
+    return f"{ROW_KEY}{row}"
 
 
 def resolve_identity(data_tool, requested: str = "", *, site=None, personas: bool = False,

@@ -198,3 +198,25 @@ def test_json_report_never_carries_a_withheld_value(loaded, site_file, capsys):
     assert main(["data", 'df[["full_name", "department"]]', "--json"]) == 0
     text = json.dumps(json.loads(capsys.readouterr().out))
     assert all(str(v) not in text for n, v in SALARIES.items())
+
+
+def test_people_who_left_lose_their_groups_and_login(server, tmp_path):
+    csv = _company(tmp_path / "staff.csv")
+    database = {"dsn": server.dsn(), "schema": "hr3"}
+    with connect(database, "postgres") as conn:
+        init_db(conn, csv, database, AccessPolicy())
+        csv.write_text("\n".join(line for line in csv.read_text().splitlines() if "praman" not in line) + "\n")
+        report = init_db(conn, csv, database, AccessPolicy())
+        assert "praman" in report["departed"]
+        assert conn.execute("SELECT pg_has_role('praman', 'hr_staff', 'MEMBER'), "
+                            "pg_has_role('praman', 'hr_employee', 'MEMBER'), rolcanlogin FROM pg_roles "
+                            "WHERE rolname = 'praman'").fetchone() == (False, False, False)
+
+
+def test_init_db_refuses_superusers_as_employees(server, tmp_path):
+    csv = _company(tmp_path / "staff.csv")
+    csv.write_text(csv.read_text().replace(",tberg,", ",postgres,"))
+    database = {"dsn": server.dsn(), "schema": "hr4"}
+    with connect(database, "postgres") as conn:
+        with pytest.raises(DataFileError, match="superusers or bypass row-level security"):
+            init_db(conn, csv, database, AccessPolicy())

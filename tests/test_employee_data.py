@@ -457,10 +457,10 @@ def test_a_few_stray_cells_keep_a_number_column_numeric_and_are_reported(tmp_pat
     assert table.columns["annual_salary"].dtype == "int"
     assert table.columns["annual_salary"].bad_cells == [(7, "=1+1")]
     assert table.df["annual_salary"].sum() == sum(40000 + i for i in range(30) if i != 5)
-    assert "line 7: '=1+1'" in table.problems()[0]
+    assert "line 7" in table.problems()[0] and "=1+1" not in table.problems()[0]  # never another person's value
     assert main(["data", "--check", "--employees", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "annual_salary: int" in out and "=1+1" in out
+    assert "annual_salary: int" in out and "(line 7)" in out and "=1+1" not in out
     # a column of words is still text
     words = tmp_path / "words.csv"
     words.write_text("full_name,team\n" + "".join(f"P {i},team {i}\n" for i in range(10)))

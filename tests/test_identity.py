@@ -147,8 +147,7 @@ def test_hr_can_view_as_someone_and_the_audit_log_says_so(tmp_path, capsys):
 
 def test_a_manager_cannot_view_as_anyone(tmp_path):
     path = company(tmp_path)
-    path.write_text(path.read_text().replace("Olu Bello", "Ana Cruz").replace("Ana Cruz,Operations,Ana Cruz",
-                                                                             "Ana Cruz,Operations,"))
+    path.write_text(path.read_text().replace(",Operations,Olu Bello,", ",Operations,Ana Cruz,"))
     tool = build_data_tool(Settings(), Sources(str(path)))
     assert tool.viewer(sign_in(tool).user).role == "manager"
     with pytest.raises(IdentityError):
@@ -394,3 +393,81 @@ def test_the_audit_goes_where_the_site_says(tmp_path, site_file, capsys):
     assert not (tmp_path / "data" / "audit.log").exists()
     capsys.readouterr()
     assert main(["admin", "verify-audit"]) == 0 and "1 entry, chain intact" in capsys.readouterr().out
+
+
+# -- second red-team pass ----------------------------------------------------------------------------
+def _side(link, text, owner="user"):
+    side = link.with_suffix(".csv.toml")
+    side.write_text(text)
+    if owner == "user":
+        as_user(side)
+    return side
+
+
+def test_with_a_site_file_a_users_side_file_sets_nothing_but_more_pay(tmp_path, site_file):
+    real = company(tmp_path)
+    folder = tmp_path / "share"
+    folder.mkdir()
+    data = folder / "staff.csv"
+    data.write_text(real.read_text())
+    _side(data, '[columns]\nname = "department"\nmanager = "department"\nemployee_id = "manager"\n'
+                'email = "sick_days_remaining"\npay = ["sick_days_remaining"]\n')
+    site_file(f'[site]\nemployees = "{data}"\n')
+    tool = build_data_tool(load_settings())
+    identity = sign_in(tool)
+    viewer = tool.viewer(identity.user)
+    assert identity.name == "Ana Cruz" and viewer.role == "employee" and viewer.visible_rows == {0}
+    assert "sick_days_remaining" in tool.table.pay_columns  # more private: honoured
+    assert any("were ignored" in p for p in tool.table.problems())
+
+
+def test_without_a_site_file_a_users_side_file_cannot_widen_what_is_public(tmp_path):
+    path = company(tmp_path)
+    _side(path, '[columns]\nemail = ["email", "sick_days_remaining"]\n')
+    with pytest.raises(DataFileError, match="takes one column"):
+        build_data_tool(Settings(), Sources(str(path)))
+    _side(path, '[columns]\ndepartment = "sick_days_remaining"\n')
+    tool = build_data_tool(Settings(), Sources(str(path)))
+    viewer = tool.viewer(sign_in(tool).user)
+    assert "sick_days_remaining" not in viewer.public_columns
+    with pytest.raises(AccessDenied):
+        run_query('df[df["full_name"] == "Tom Berg"]["sick_days_remaining"]', tool.table, viewer, TODAY)
+
+
+def test_beside_data_the_user_does_not_own_a_side_file_cannot_remap_roles(tmp_path):
+    """(Data the user owns they could edit anyway: there a side file may set meanings.)"""
+    path = company(tmp_path)
+    as_user(path)  # e.g. HR's export, readable but not the user's
+    _side(path, '[columns]\nemployee_id = "manager"\n', owner="root")
+    as_user(path.with_suffix(".csv.toml"), uid=pwd.getpwnam("nobody").pw_uid)
+    tool = build_data_tool(Settings(), Sources(str(path)))
+    identity = sign_in(tool)
+    assert tool.viewer(identity.user).row == 0 and tool.viewer(identity.user).role == "employee"
+    assert tool.table.role("employee_id") == "employee_id"
+
+
+def test_a_side_file_linked_from_a_root_owned_file_is_not_trusted(tmp_path):
+    path = company(tmp_path)
+    target = tmp_path / "it" / "columns.toml"
+    target.parent.mkdir()
+    target.write_text('[columns]\npay = []\nemail = "annual_salary_usd"\n')  # root-owned, as IT's would be
+    path.with_suffix(".csv.toml").symlink_to(target)
+    with pytest.raises(DataFileError, match="readable by everyone"):
+        build_data_tool(Settings(), Sources(str(path)))
+
+
+def test_a_shared_name_gives_nobody_the_managers_reports(tmp_path):
+    path = company(tmp_path)
+    path.write_text(path.read_text() + "E9,Olu Bello,obello2,olu2@corp.example,Sales,Priya Raman,40000,3\n")
+    tool = build_data_tool(Settings(), Sources(str(path)))
+    assert tool.viewer("obello2").role == "employee" and tool.viewer("obello2").visible_rows == {8}
+
+
+def test_hr_only_columns_are_never_directory_columns(tmp_path, site_file):
+    path = company(tmp_path)
+    site_file(f'[site]\nemployees = "{path}"\n[access]\nhr_only_columns = ["email"]\n')
+    tool = build_data_tool(load_settings())
+    viewer = tool.viewer(sign_in(tool).user)
+    assert "email" not in viewer.public_columns
+    with pytest.raises(AccessDenied, match="Only HR"):
+        run_query('df["email"]', tool.table, viewer, TODAY)

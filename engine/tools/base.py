@@ -15,6 +15,7 @@ class ToolContext:
     role: str = "employee"  # "employee", "manager" or "hr"
     today: str = ""  # ISO date
     account: str = ""  # the OS account that is asking (recorded in the audit log)
+    name: str = ""  # how to call the user in prompts and traces (``user`` may be a row key)
     view_as: str = ""  # set when an HR user views the assistant as this employee
 
 
