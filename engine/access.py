@@ -23,6 +23,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import re
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -146,7 +147,7 @@ ROW_KEY = "#row:"
 def find_user_row(table: EmployeeTable, user: str) -> int | None:
     """The row of the signed-in user: by name, id, email or user name (accent- and case-insensitive),
     or exactly the row ``#row:N`` that the identity layer pinned."""
-    if user.startswith(ROW_KEY) and user[len(ROW_KEY):].isdigit():
+    if re.fullmatch(r"#row:[0-9]{1,9}", user):
         row = int(user[len(ROW_KEY):])
         return row if row in table.df.index else None
     key = normalise_name(user)

@@ -220,6 +220,12 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
         for group in (EMPLOYEE_GROUP, HR_GROUP):
             run(sql.SQL("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = {lit}) THEN "
                         "CREATE ROLE {role} NOLOGIN; END IF; END $$").format(lit=sql.Literal(group), role=ident(group)))
+        # Who this schema's last load gave a role: only they can have left (other schemas' people,
+        # and roles the DBA granted the groups to, are not ours to touch).
+        before: set[str] = set()
+        if conn.execute("SELECT to_regclass(%s)", (f"{database.get('schema', 'hr')}.employees",)).fetchone()[0]:
+            before = {r for (r,) in conn.execute(sql.SQL("SELECT {} FROM {}.employees").format(
+                ident(ROLE_COL), schema)).fetchall()}
         run(sql.SQL("DROP VIEW IF EXISTS {}.directory").format(schema))
         run(sql.SQL("DROP TABLE IF EXISTS {}.employees").format(schema))
         run(sql.SQL("CREATE TABLE {}.employees ({}, {} text NOT NULL UNIQUE, {} text NOT NULL UNIQUE, {} text)").format(
@@ -269,10 +275,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
             raise DataFileError(f"The user names {', '.join(powerful)} are database superusers or bypass row-level "
                                 "security.", hint="Give those people ordinary database roles.")
         # People no longer in the export lose both groups and their login (their audit rows stay).
-        members = conn.execute(
-            "SELECT DISTINCT m.rolname FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid "
-            "JOIN pg_roles m ON m.oid = a.member WHERE g.rolname IN (%s, %s)", (EMPLOYEE_GROUP, HR_GROUP)).fetchall()
-        departed = sorted({m for (m,) in members} - set(roles.values()) - {EMPLOYEE_GROUP, HR_GROUP})
+        departed = sorted(before - set(roles.values()))
         for role in departed:
             run(sql.SQL("REVOKE {}, {} FROM {}").format(ident(EMPLOYEE_GROUP), ident(HR_GROUP), ident(role)))
             run(sql.SQL("ALTER ROLE {} NOLOGIN").format(ident(role)))

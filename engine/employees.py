@@ -409,12 +409,13 @@ def _side_file(path: Path) -> Path | None:
     return None
 
 
-def _read_side_file(toml_path: Path) -> tuple[dict[str, Any], bool]:
-    """The side file's settings, and whether only an administrator could have written them.
+def _read_side_file(toml_path: Path) -> tuple[dict[str, Any], bool, bool]:
+    """The side file's settings; whether only an administrator could have written it; and whether
+    it is the user's own (theirs, not a link, in a folder nobody else can write into).
 
     The file is opened once and its owner checked on that open file (``fstat``), so it cannot be
-    swapped between the check and the read; a symbolic link, or a folder others can write, makes
-    it untrusted. On Windows side files are never trusted (the site file's [columns] is the way).
+    swapped between the check and the read. On Windows side files are neither (the site file's
+    [columns] is the way there).
     """
     import stat
     import sys
@@ -422,22 +423,24 @@ def _read_side_file(toml_path: Path) -> tuple[dict[str, Any], bool]:
 
     from .site import admin_only_problem
 
-    trusted = False
+    trusted = mine = False
     try:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
         try:
-            fd = os.open(toml_path, flags)
+            fd = os.open(toml_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            link = False
         except OSError:
             fd = os.open(toml_path, os.O_RDONLY)  # a link: read it, never trust it
             link = True
-        else:
-            link = False
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             raw = fh.read(1024 * 1024)
-        if sys.platform != "win32" and not link and st.st_uid == 0 and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            trusted = not admin_only_problem(toml_path.parent)
-        return tomllib.loads(raw.decode("utf-8")), trusted
+        if sys.platform != "win32" and not link and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            if st.st_uid == 0:
+                trusted = not admin_only_problem(toml_path.parent)
+            if st.st_uid == os.geteuid():
+                folder = toml_path.parent.stat()
+                mine = not (folder.st_mode & (stat.S_IWGRP | stat.S_IWOTH)) or bool(folder.st_mode & stat.S_ISVTX)
+        return tomllib.loads(raw.decode("utf-8")), trusted, mine
     except (OSError, ValueError) as exc:
         raise DataFileError(f"The column settings {toml_path.name} cannot be read: {exc}.",
                             hint="Fix the TOML syntax or remove the file.") from exc
@@ -510,7 +513,7 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     df = pd.DataFrame(series)
     roles = _guess_roles(columns, df)
     guessed_pay = set(roles.get("pay", []))
-    side_conf, trusted = _read_side_file(side) if side is not None else ({}, True)
+    side_conf, trusted, mine = _read_side_file(side) if side is not None else ({}, True, True)
     from_file = side_conf.get("columns", {})
     if not isinstance(from_file, dict):
         raise DataFileError(f"The column settings beside {label} need a [columns] table.",
@@ -519,11 +522,12 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     public_cap = None
     if not trusted:
         # A side file a user could have written may only make more columns private. With a site
-        # file in force, or beside data the user does not own, it sets nothing else; beside their
-        # own data in single-user mode it may set meanings, but what is public stays the guess's.
+        # file in force, or beside data the user does not own, or written by someone else, it sets
+        # nothing else; the user's own file beside their own data in single-user mode may set
+        # meanings (they could edit the data itself), but what is public stays the guess's.
         from .site import load_site
 
-        if load_site().active or not own_data:
+        if load_site().active or not own_data or not mine:
             ignored = sorted(k for k in from_file if k != "pay")
             if ignored:
                 notes.append(f"the column meanings {', '.join(ignored)} in {side.name} were ignored: a user could "

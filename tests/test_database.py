@@ -220,3 +220,16 @@ def test_init_db_refuses_superusers_as_employees(server, tmp_path):
     with connect(database, "postgres") as conn:
         with pytest.raises(DataFileError, match="superusers or bypass row-level security"):
             init_db(conn, csv, database, AccessPolicy())
+
+
+def test_loading_one_schema_leaves_another_schemas_people_alone(server, tmp_path):
+    a = _company(tmp_path / "a.csv")
+    b = tmp_path / "b.csv"
+    b.write_text("employee_id,full_name,username,department,manager,annual_salary_usd\n"
+                 "B1,Zoe Park,zpark,Human Resources,,90000\nB2,Max Roth,mroth,Sales,Zoe Park,50000\n")
+    with connect({"dsn": server.dsn()}, "postgres") as conn:
+        init_db(conn, a, {"dsn": server.dsn(), "schema": "co_a"}, AccessPolicy())
+        report = init_db(conn, b, {"dsn": server.dsn(), "schema": "co_b"}, AccessPolicy())
+        assert report["departed"] == []
+        assert conn.execute("SELECT rolcanlogin, pg_has_role('praman', 'hr_staff', 'MEMBER') FROM pg_roles "
+                            "WHERE rolname = 'praman'").fetchone() == (True, True)

@@ -398,6 +398,7 @@ def test_the_audit_goes_where_the_site_says(tmp_path, site_file, capsys):
 # -- second red-team pass ----------------------------------------------------------------------------
 def _side(link, text, owner="user"):
     side = link.with_suffix(".csv.toml")
+    side.unlink(missing_ok=True)  # a new file: rewriting one keeps its old owner
     side.write_text(text)
     if owner == "user":
         as_user(side)
@@ -422,11 +423,16 @@ def test_with_a_site_file_a_users_side_file_sets_nothing_but_more_pay(tmp_path, 
 
 
 def test_without_a_site_file_a_users_side_file_cannot_widen_what_is_public(tmp_path):
-    path = company(tmp_path)
-    _side(path, '[columns]\nemail = ["email", "sick_days_remaining"]\n')
+    # The user's own data and side file. (The tests run as root, whose files count as IT's in an
+    # admin-only folder; in a shared sticky folder they are just the user's own.)
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    drop.chmod(0o1777)
+    path = company(drop)
+    _side(path, '[columns]\nemail = ["email", "sick_days_remaining"]\n', owner="me")
     with pytest.raises(DataFileError, match="takes one column"):
         build_data_tool(Settings(), Sources(str(path)))
-    _side(path, '[columns]\ndepartment = "sick_days_remaining"\n')
+    _side(path, '[columns]\ndepartment = "sick_days_remaining"\n', owner="me")
     tool = build_data_tool(Settings(), Sources(str(path)))
     viewer = tool.viewer(sign_in(tool).user)
     assert "sick_days_remaining" not in viewer.public_columns
@@ -452,8 +458,10 @@ def test_a_side_file_linked_from_a_root_owned_file_is_not_trusted(tmp_path):
     target.parent.mkdir()
     target.write_text('[columns]\npay = []\nemail = "annual_salary_usd"\n')  # root-owned, as IT's would be
     path.with_suffix(".csv.toml").symlink_to(target)
-    with pytest.raises(DataFileError, match="readable by everyone"):
-        build_data_tool(Settings(), Sources(str(path)))
+    as_user(path)  # data the user does not own: a link to IT's file must not count as IT's
+    table = build_data_tool(Settings(), Sources(str(path))).table
+    assert table.role("email") == "email" and "annual_salary_usd" in table.pay_columns
+    assert any("were ignored" in p for p in table.problems())
 
 
 def test_a_shared_name_gives_nobody_the_managers_reports(tmp_path):
@@ -471,3 +479,26 @@ def test_hr_only_columns_are_never_directory_columns(tmp_path, site_file):
     assert "email" not in viewer.public_columns
     with pytest.raises(AccessDenied, match="Only HR"):
         run_query('df["email"]', tool.table, viewer, TODAY)
+
+
+def test_someone_elses_side_file_beside_my_own_data_sets_nothing(tmp_path):
+    """A shared drop folder: my export, and a side file another user put next to it."""
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    drop.chmod(0o1777)
+    path = company(drop)  # mine (the tests run as root)
+    _side(path, '[columns]\nname = "manager"\nmanager = "full_name"\n')  # another user's
+    tool = build_data_tool(Settings(), Sources(str(path)))
+    identity = sign_in(tool)
+    assert tool.table.role("name") == "full_name" and tool.viewer(identity.user).role == "employee"
+    assert any("were ignored" in p for p in tool.table.problems())
+    # my own side file beside my own data sets meanings (I could edit the data itself)
+    _side(path, '[columns]\nemail = "email"\n', owner="me")
+    assert build_data_tool(Settings(), Sources(str(path))).table.problems() == []
+
+
+@pytest.mark.parametrize("persona", ["#row:²", "#row:7", "#row:99999999999"])
+def test_row_keys_are_no_way_around_the_persona_rules(tmp_path, persona):
+    tool = build_data_tool(Settings(), Sources(str(company(tmp_path))))
+    with pytest.raises(IdentityError):
+        sign_in(tool, persona)
