@@ -141,6 +141,11 @@ class EngineWorker(QObject):
         try:
             if self.backend_factory is not None:
                 self.backend = self.backend_factory(self.settings)
+            elif self.settings.model_url:
+                from engine.remote_backend import RemoteBackend
+
+                self.status.emit(f"Connecting to the model server {self.settings.model_url}…")
+                self.backend = RemoteBackend(self.settings.model_url, self.settings)
             else:
                 from engine.llama_backend import LlamaBackend
 

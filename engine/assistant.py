@@ -172,8 +172,15 @@ def build_context(user: str, tools: ToolRegistry | None = None, *, personas: boo
     return context_for(sign_in(tools, user, personas=personas), tools)
 
 
-def load_backend(settings: Settings, model: str | None = None, progress=None) -> ModelBackend:
-    """The configured model; the default model is assembled first if it never was (``progress`` reports it)."""
+def load_backend(settings: Settings, model: str | None = None, progress=None, model_url: str | None = None
+                 ) -> ModelBackend:
+    """The configured model: the site's inference server when ``model_url`` is set, else a local GGUF
+    file (the default model is assembled first if it never was; ``progress`` reports it)."""
+    url = model_url or settings.model_url
+    if url and not model:
+        from .remote_backend import RemoteBackend
+
+        return RemoteBackend(url, settings)
     from .llama_backend import LlamaBackend  # heavy: imported only when a model is needed
 
     return LlamaBackend(resolve_model_path(model, settings, progress), settings)

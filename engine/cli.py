@@ -37,7 +37,10 @@ def _settings(args: argparse.Namespace) -> Settings:
     settings = load_settings()
     site = load_site()
     site.check_override("model_path", getattr(args, "model", None), "--model")
+    site.check_override("model_url", getattr(args, "model_url", None), "--model-url")
     changes = {}
+    if getattr(args, "model_url", None):
+        changes["model_url"] = args.model_url
     for name in ("n_ctx", "n_threads", "n_gpu_layers", "temperature", "seed", "max_steps", "turn_format"):
         value = getattr(args, name, None)
         if value is not None:
@@ -48,6 +51,8 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="GGUF chat model file (default: settings, HR_ASSISTANT_MODEL, the models folder)")
+    p.add_argument("--model-url", dest="model_url",
+                   help="the site's inference server, e.g. http://gpu-host:8080 (llama.cpp's server or vLLM)")
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--policies", help="policy document or folder")
     p.add_argument("--n-ctx", dest="n_ctx", type=int, help="context size in tokens")
@@ -449,8 +454,19 @@ def cmd_models(args: argparse.Namespace) -> int:
         return EXIT_OK
     from .model_packs import PACKS, installed, read_provenance
 
+    settings = load_settings()
+    if settings.model_url:
+        from .remote_backend import RemoteBackend
+
+        try:
+            remote = RemoteBackend(settings.model_url, settings)
+            print(f"{settings.model_url} (in use: model_url)\n    {remote.model_id} on a {remote.kind} server, "
+                  f"context {remote.n_ctx:,} tokens, chat template: {remote.template.origin}")
+            remote.close()
+        except HRAssistantError as exc:
+            print(f"{settings.model_url} (in use: model_url)\n    unreachable: {exc.message}")
     found = find_models()
-    explicit = load_settings().model_path
+    explicit = settings.model_path
     if explicit and Path(explicit).expanduser() not in found:
         found.append(Path(explicit).expanduser())
     for path in found:
@@ -483,7 +499,8 @@ def _package_span(requirements: list[str]) -> str:
 
 @contextlib.contextmanager
 def _network_blocked():
-    """Refuse and record (in the yielded list) every attempt to reach another machine.
+    """Refuse and record (in the yielded list) every attempt to reach another machine (but the
+    inference server the site configured).
 
     The self-check proves the app is offline-safe: anything that tries to download or call
     home fails the check instead of silently working on a connected test machine.
@@ -491,9 +508,19 @@ def _network_blocked():
     import socket
 
     attempts: list[str] = []
+    configured = set()  # the servers the site configured (the inference server) are allowed
+    try:
+        from urllib.parse import urlsplit
+
+        url = load_settings().model_url
+        if url and urlsplit(url).hostname:
+            configured.add(urlsplit(url).hostname)
+    except HRAssistantError:
+        pass
 
     def local(host) -> bool:
-        return isinstance(host, str) and (host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/"))
+        return isinstance(host, str) and (host.startswith("127.") or host in ("localhost", "::1") or host.startswith("/")
+                                          or host in configured)
 
     real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
 
@@ -621,6 +648,11 @@ def cmd_gui(args: argparse.Namespace) -> int:
     except ImportError:
         print("The desktop window is not installed in this build; starting a chat in the terminal.", file=sys.stderr)
         return cmd_chat(args)
+    if getattr(args, "model_url", None):
+        from .site import load_site
+
+        load_site().check_override("model_url", args.model_url, "--model-url")
+        os.environ["HR_ASSISTANT_MODEL_URL"] = args.model_url  # the window reads it with the settings
     return run_gui()
 
 
@@ -691,6 +723,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_self_check)
 
     p = sub.add_parser("gui", help="open the desktop window (the default without a command)")
+    p.add_argument("--model-url", dest="model_url", help="the site's inference server (see ask --model-url)")
     p.set_defaults(func=cmd_gui, user=None, model=None, employees=None, policies=None)
 
     p = sub.add_parser("whoami", help="who the assistant answers as: OS account, employee, role, site file")
@@ -726,7 +759,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     func = getattr(args, "func", None)
     if func is None:
         args.user = None
-        for name in ("model", "employees", "policies"):
+        for name in ("model", "employees", "policies", "model_url"):
             setattr(args, name, None)
         func = cmd_gui
     try:

@@ -25,6 +25,7 @@ APP_NAME = "hr-assistant"
 # Environment variable -> setting name.
 ENV_OVERRIDES = {
     "HR_ASSISTANT_MODEL": "model_path",
+    "HR_ASSISTANT_MODEL_URL": "model_url",
     "HR_ASSISTANT_EMPLOYEES": "employees_path",
     "HR_ASSISTANT_POLICIES": "policies_path",
     "HR_ASSISTANT_EMBEDDING_MODEL": "embedding_model_path",
@@ -41,6 +42,12 @@ class Settings:
     """Every setting of the app. Paths are strings; empty means 'use the default'."""
 
     model_path: str = _setting("", "GGUF chat model file. Empty: the first model found in the model folders.")
+    model_url: str = _setting("", "Site inference server (OpenAI-compatible: llama.cpp's server or vLLM), e.g. "
+                              "http://gpu-host:8080. Empty: the model runs on this computer.")
+    model_server: str = _setting("auto", "Which server model_url is: 'auto' (ask it), 'llama.cpp', "
+                                 "'llama-cpp-python' or 'vllm'.", choices=("auto", "llama.cpp", "llama-cpp-python",
+                                                                           "vllm"))
+    server_timeout: int = _setting(300, "Seconds to wait for the inference server's next token.", 5, 3600)
     n_ctx: int = _setting(4096, "Context size in tokens (prompt plus answer).", 512, 131072)
     n_threads: int = _setting(0, "CPU threads for the model; 0 picks the number of physical cores.", 0, 256)
     n_gpu_layers: int = _setting(0, "Layers offloaded to the GPU; 0 = CPU only, -1 = all.", -1, 1000)

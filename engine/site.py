@@ -16,6 +16,7 @@ Example::
     policies = "/srv/hr/policies"
     audit = "/var/log/hr-assistant/audit.log"
     models = ["/opt/hr-assistant/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"]
+    model_url = "http://gpu-host:8080"        # a site inference server instead of a local model
     identity_column = "username"             # or "email": matched to the OS account
     kiosk = false                            # true: anyone may pick a persona (shared terminals)
 
@@ -48,7 +49,8 @@ from .errors import SiteFileError
 SITE_ENV = "HR_ASSISTANT_SITE_FILE"
 
 # Site keys that fix a user setting of the same meaning.
-_SITE_TO_SETTING = {"employees": "employees_path", "policies": "policies_path", "model": "model_path"}
+_SITE_TO_SETTING = {"employees": "employees_path", "policies": "policies_path", "model": "model_path",
+                    "model_url": "model_url"}
 
 
 @dataclass
@@ -60,6 +62,7 @@ class Site:
     policies: str = ""
     audit: str = ""
     model: str = ""
+    model_url: str = ""  # the site's inference server
     models: list[str] = field(default_factory=list)  # allowed model files; empty: any
     identity_column: str = ""  # "" = the user-name column, else the e-mail column
     kiosk: bool = False
@@ -186,7 +189,7 @@ def _parse(path: Path, data: dict[str, Any]) -> Site:
     main = data.get("site", {})
     site = Site(path=path, access=data.get("access", {}), columns=data.get("columns", {}),
                 settings=data.get("settings", {}), database=data.get("database", {}))
-    for key in ("employees", "policies", "audit", "model", "identity_column"):
+    for key in ("employees", "policies", "audit", "model", "model_url", "identity_column"):
         value = main.get(key, "")
         if not isinstance(value, str):
             raise fail(f"{key} must be a text")
@@ -201,8 +204,8 @@ def _parse(path: Path, data: dict[str, Any]) -> Site:
     if not isinstance(kiosk, bool):
         raise fail("kiosk must be true or false")
     site.kiosk = kiosk
-    unknown_keys = sorted(set(main) - {"employees", "policies", "audit", "model", "models", "identity_column",
-                                       "kiosk"})
+    unknown_keys = sorted(set(main) - {"employees", "policies", "audit", "model", "model_url", "models",
+                                       "identity_column", "kiosk"})
     if unknown_keys:
         raise fail(f"unknown key {unknown_keys[0]!r} in [site]")
     if site.database and site.employees:

@@ -1,0 +1,136 @@
+"""Many workstations, one inference server: throughput, latency and the server's prefix-cache hits.
+
+    python benchmarks/bench_server.py [--model FILE.gguf] [--clients 1,4,16] [--questions 16]
+
+Starts ``python -m llama_cpp.server`` with the model on 127.0.0.1, then for each N simulates N
+workstations (threads, each with its own RemoteBackend and agent, as separate machines would
+have) asking development-split questions concurrently, ``--questions`` in all. The baseline is
+the in-process backend on the same model in the same run, answering the same questions one
+after another (one workstation). Reported per setting: questions per minute, median and p95
+latency per question, the share of prompt tokens the server served from its prefix cache
+(from its own log), and the ratio of throughput to the in-process baseline.
+
+Default model: Qwen2.5-Coder-0.5B-Instruct Q4_K_M (``model-small``), the fastest real model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+QUESTIONS = [  # development split only
+    ("Pedro Alves", "How many sick days do I have left?"),
+    ("Mei Lin", "When do I need a doctor's note for sick leave?"),
+    ("Pedro Alves", "What is 15% of 1500?"),
+    ("Liam Walsh", "My mother is seriously ill and needs my care. Is there leave for that?"),
+    ("Søren Dahl", "Who are my direct reports?"),
+    ("Pedro Alves", "What is Ivan Petrov's salary?"),
+    ("Mei Lin", "How many vacation days do I have left?"),
+    ("Priya Raman", "How many people work in Finance?"),
+]
+
+
+def ask(backend, tools, settings, user, question) -> float:
+    from engine.assistant import build_context, make_agent
+
+    agent = make_agent(backend, tools, build_context(user, tools), settings)
+    t0 = time.perf_counter()
+    agent.ask(question)
+    return time.perf_counter() - t0
+
+
+def run_clients(url: str, tools, settings, n_clients: int, n_questions: int) -> dict:
+    from engine.remote_backend import RemoteBackend
+
+    jobs = [QUESTIONS[i % len(QUESTIONS)] for i in range(n_questions)]
+    lock = threading.Lock()
+    latencies: list[float] = []
+
+    def workstation(k: int) -> None:
+        backend = RemoteBackend(url, settings)
+        while True:
+            with lock:
+                if not jobs:
+                    return
+                user, question = jobs.pop(0)
+            seconds = ask(backend, tools, settings, user, question)
+            with lock:
+                latencies.append(seconds)
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=workstation, args=(k,)) for k in range(n_clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    return {"qpm": 60 * len(latencies) / wall, "median": statistics.median(latencies),
+            "p95": sorted(latencies)[max(0, int(round(0.95 * len(latencies))) - 1)], "wall": wall}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", help="GGUF file (default: the packaged 0.5B model)")
+    parser.add_argument("--clients", default="1,4,16")
+    parser.add_argument("--questions", type=int, default=16, help="questions asked per setting")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+
+    from engine.assistant import build_tools
+    from engine.llama_backend import LlamaBackend
+    from engine.settings import Settings
+    from tests.llama_server import LlamaServer
+
+    if args.model:
+        model = Path(args.model)
+    else:
+        from engine.model_packs import QWEN_05B
+        from tests.conftest import real_model_path
+
+        model = real_model_path(QWEN_05B.id)
+    settings = Settings(n_ctx=4096, n_threads=args.threads, temperature=0.0)
+    tools = build_tools(settings)
+
+    local = LlamaBackend(model, settings)
+    jobs = [QUESTIONS[i % len(QUESTIONS)] for i in range(args.questions)]
+    t0 = time.perf_counter()
+    base = [ask(local, tools, settings, u, q) for u, q in jobs]
+    base_wall = time.perf_counter() - t0
+    local.close()
+    base_qpm = 60 * len(base) / base_wall
+    rows = [("in-process, 1 workstation", base_qpm, statistics.median(base),
+             sorted(base)[max(0, int(round(0.95 * len(base))) - 1)], None)]
+
+    log = Path(tempfile.mkdtemp()) / "server.log"
+    server = LlamaServer(model, log, n_ctx=4096, threads=args.threads)
+    try:
+        for n in (int(x) for x in args.clients.split(",")):
+            before, before_eval = len(server.prefix_hits()), len(server.prompt_evaluated())
+            result = run_clients(server.url, tools, settings, n, args.questions)
+            reused = sum(r for r, _ in server.prefix_hits()[before:])
+            evaluated = sum(server.prompt_evaluated()[before_eval:])
+            rate = reused / (reused + evaluated) if reused + evaluated else 0.0
+            rows.append((f"server, {n} workstation{'s' if n > 1 else ''}", result["qpm"], result["median"],
+                         result["p95"], rate))
+    finally:
+        server.stop()
+
+    print(f"model {model.name}, {args.questions} questions per setting, {args.threads} threads\n")
+    print(f"{'setting':<28} {'questions/min':>13} {'vs in-process':>13} {'median s':>9} {'p95 s':>7} "
+          f"{'prefix cache hits':>17}")
+    for name, qpm, median, p95, rate in rows:
+        print(f"{name:<28} {qpm:>13.2f} {qpm / base_qpm:>12.2f}x {median:>9.2f} {p95:>7.2f} "
+              f"{'' if rate is None else f'{rate:.0%}':>17}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""A real llama.cpp inference server for the tests: ``python -m llama_cpp.server`` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LlamaServer:
+    """Starts the server on a free port and waits until it answers; its log is kept for the prefix figures."""
+
+    def __init__(self, model: Path, log: Path, n_ctx: int = 4096, threads: int = 2) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log
+        self._log = open(log, "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+             "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--verbose", "true"],
+            stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited: {log.read_text()[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError("llama_cpp.server did not start in 180 s")
+
+    def prefix_hits(self) -> list[tuple[int, int]]:
+        """(reused, evaluated) prompt tokens per request, from the server's own log."""
+        import re
+
+        self._log.flush()
+        return [(int(a), int(b)) for a, b in re.findall(r"(\d+) prefix-match hit, remaining (\d+) prompt tokens",
+                                                         self.log_path.read_text(errors="replace"))]
+
+    def prompt_evaluated(self) -> list[int]:
+        """Prompt tokens the server computed, per request (llama.cpp's own performance lines)."""
+        import re
+
+        self._log.flush()
+        return [int(n) for n in re.findall(r"prompt eval time =\s+[\d.]+ ms /\s+(\d+) tokens",
+                                            self.log_path.read_text(errors="replace"))]
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._log.close()
