@@ -168,7 +168,7 @@ class RemoteBackend(StreamingBackend):
         stats = GenerationStats()
         body = self._body(prompt, grammar, stop, max_tokens)
         pieces: list[str] = []
-        reason = "length"
+        reason = ""
         t0 = time.perf_counter()
         first_token_at = None
         with self._lock:  # one request at a time per backend (one workstation asks one thing at a time)
@@ -215,11 +215,18 @@ class RemoteBackend(StreamingBackend):
                                       f"({type(exc).__name__}).",
                                       hint="It may have been restarted; your question is kept and can be sent "
                                            "again.") from None
+        if cancel is not None and cancel.is_set():
+            reason = "cancelled"
+        elif not reason:
+            # The stream ended without saying why: the server cut this answer off (llama-cpp-python
+            # does so for a newer request unless started with --interrupt_requests false).
+            raise ServerError(f"The model server at {self.url} ended the answer before it was complete.",
+                              hint="If several people share it, start it so that it queues requests (llama.cpp "
+                                   "server: --parallel N; llama_cpp.server: --interrupt_requests false); your "
+                                   "question is kept and can be sent again.")
         end = time.perf_counter()
         stats.prompt_seconds = (first_token_at or end) - t0
         stats.generation_seconds = end - (first_token_at or end)
-        if cancel is not None and cancel.is_set():
-            reason = "cancelled"
         return Generation(text="".join(pieces), stop_reason=reason, stats=stats)
 
     @staticmethod

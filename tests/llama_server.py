@@ -25,7 +25,9 @@ class LlamaServer:
         self._log = open(log, "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-             "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--verbose", "true"],
+             "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--verbose", "true",
+             # queue concurrent requests instead of cutting the running answer off for the new one
+             "--interrupt_requests", "false"],
             stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.time() + 180
         while time.time() < deadline:
