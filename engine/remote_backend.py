@@ -120,8 +120,11 @@ class RemoteBackend(StreamingBackend):
                            }.get(self.kind, ("/extras/tokenize/count", {"input": text}, "count"))
         r = self._request("POST", path, json=body)
         if r.status_code < 400:
-            value = r.json().get(key)
-            return len(value) if isinstance(value, list) else int(value or 0)
+            try:
+                value = r.json().get(key)
+                return len(value) if isinstance(value, list) else int(value or 0)
+            except (ValueError, AttributeError, TypeError):
+                pass
         return len(text) // 3 + 1  # a server without a tokenizer endpoint: a safe over-estimate
 
     # -- requests -------------------------------------------------------------------------------------
@@ -192,7 +195,15 @@ class RemoteBackend(StreamingBackend):
                             data = line[5:].strip()
                             if data == "[DONE]":
                                 break
-                            chunk = json.loads(data)
+                            try:
+                                chunk = json.loads(data)
+                                if not isinstance(chunk, dict):
+                                    raise ValueError("not an object")
+                            except ValueError:
+                                raise ServerError(f"The model server at {self.url} sent something that is not an "
+                                                  f"answer: {data[:120]!r}.",
+                                                  hint="Check that model_url points at an OpenAI-compatible "
+                                                       "server.") from None
                             self._read_usage(chunk, stats)
                             for choice in chunk.get("choices") or []:
                                 text = choice.get("text") or ""
