@@ -188,3 +188,73 @@ def test_models_list_shows_the_remote_model(server, monkeypatch, capsys):
     assert main(["models", "list"]) == 0
     out = capsys.readouterr().out
     assert f"{server.url} (in use: model_url)" in out and "llama-cpp-python server" in out
+
+
+# -- protocol details no local server shows (vLLM, broken streams): a scripted HTTP peer ------------
+def _peer(models, completions, props=None):
+    seen = []
+
+    def handler(request):
+        seen.append(request)
+        if request.url.path == "/props":
+            return httpx.Response(200, json=props) if props else httpx.Response(404)
+        if request.url.path == "/v1/models":
+            return httpx.Response(200, json=models)
+        if request.url.path == "/v1/completions":
+            return completions(request)
+        return httpx.Response(404)
+    return httpx.MockTransport(handler), seen
+
+
+def _sse(*events):
+    return httpx.Response(200, text="".join(f"data: {e}\n\n" for e in events),
+                          headers={"content-type": "text/event-stream"})
+
+
+def test_vllm_gets_its_grammar_field_and_reports_cached_tokens():
+    import json as _json
+
+    def completions(request):
+        body = _json.loads(request.content)
+        if "structured_outputs" in body:
+            return httpx.Response(400, text="unknown field structured_outputs")  # an older vLLM
+        assert body["guided_grammar"] == 'root ::= "ok"'
+        return _sse(_json.dumps({"choices": [{"text": "ok", "finish_reason": None}]}),
+                    _json.dumps({"choices": [{"text": "", "finish_reason": "stop"}]}),
+                    _json.dumps({"choices": [], "usage": {"prompt_tokens": 500, "completion_tokens": 1,
+                                                          "prompt_tokens_details": {"cached_tokens": 480}}}),
+                    "[DONE]")
+    transport, seen = _peer({"data": [{"id": "Qwen/Qwen2.5-Coder-1.5B-Instruct", "owned_by": "vllm",
+                                       "max_model_len": 8192}]}, completions)
+    backend = RemoteBackend("http://gpu-host:8000", SETTINGS, transport=transport)
+    assert backend.kind == "vllm" and backend.n_ctx == 8192
+    result = backend.generate("prompt", grammar='root ::= "ok"', max_tokens=4)
+    assert result.text == "ok" and result.stop_reason == "end"
+    assert (result.stats.prompt_tokens, result.stats.prompt_reused, result.stats.prompt_evaluated) == (500, 480, 20)
+    assert {r.url.host for r in seen} == {"gpu-host"}  # only ever the configured server
+
+
+def test_llama_server_timings_and_template_are_used():
+    import json as _json
+
+    props = {"default_generation_settings": {"n_ctx": 8192}, "model_path": "/models/qwen.gguf",
+             "chat_template": "{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}"}
+    transport, _ = _peer({"data": [{"id": "qwen.gguf"}]}, lambda r: _sse(
+        _json.dumps({"choices": [{"text": "hi", "finish_reason": "stop"}],
+                     "timings": {"prompt_n": 12, "cache_n": 400, "predicted_n": 1}}), "[DONE]"), props)
+    backend = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
+    assert backend.kind == "llama.cpp" and backend.template.origin == "server"
+    assert backend.chat_prompt([{"role": "user", "content": "x"}]).startswith("[user] x")
+    stats = backend.generate("p", max_tokens=4).stats
+    assert (stats.prompt_evaluated, stats.prompt_reused) == (12, 400)
+
+
+@pytest.mark.parametrize("events, needle", [
+    (["{not json"], "not an answer"),
+    (['{"choices": [{"text": "Thought: I", "finish_reason": null}]}', "[DONE]"], "before it was complete"),
+])
+def test_a_broken_stream_is_a_clear_error_not_an_answer(events, needle):
+    transport, _ = _peer({"data": [{"id": "m"}]}, lambda r: _sse(*events))
+    backend = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
+    with pytest.raises(ServerError, match=needle):
+        backend.generate("p", max_tokens=4)
