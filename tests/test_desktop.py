@@ -327,3 +327,18 @@ def test_settings_the_site_fixes_are_shown_locked(qtbot, tmp_path, site_file):
     assert not dialog.rows["policies_path"].isEnabled() and not dialog.rows["n_threads"].isEnabled()
     assert "IT department" in dialog.rows["n_threads"].toolTip()
     assert dialog.rows["employees_path"].isEnabled() and dialog.rows["n_ctx"].isEnabled()
+
+
+def test_an_unreachable_model_server_is_shown_and_the_window_keeps_working(qtbot, monkeypatch):
+    from engine.remote_backend import RemoteBackend
+    from tests.llama_server import free_port
+
+    monkeypatch.setattr(RemoteBackend, "RETRIES", 1)
+    url = f"http://127.0.0.1:{free_port()}"
+    window = MainWindow(Settings(user="Pedro Alves", model_url=url), ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.last_problem is not None and "model" in window.last_problem[0], timeout=60000)
+    assert "cannot be reached" in window.last_problem[1] and url in window.last_problem[1]
+    # the data and the policies still work without the model
+    qtbot.waitUntil(lambda: window.role == "employee", timeout=30000)
