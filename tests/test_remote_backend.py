@@ -89,7 +89,7 @@ def test_cancel_closes_the_stream_and_the_server_stops(server):
             cancel.set()
 
     # (ASCII only: the random model's broken UTF-8 would make the server hold text back)
-    result = backend.generate("Once upon a time", grammar='root ::= ("ab ")+', max_tokens=3000, on_token=on_token,
+    result = backend.generate("Once upon a time", grammar='root ::= ("ab "){200}', max_tokens=3000, on_token=on_token,
                               cancel=cancel)
     assert result.stop_reason == "cancelled" and 3 <= len(pieces) < 100
     # the server noticed and is free for the next request (which a 3000-token answer would block)
@@ -107,7 +107,7 @@ def test_a_server_killed_mid_answer_is_a_clear_error_and_the_question_is_kept(ti
 
         def run():
             try:
-                backend.generate("Once upon a time", grammar='root ::= ("ab ")+', max_tokens=3000,
+                backend.generate("Once upon a time", grammar='root ::= ("ab "){200}', max_tokens=3000,
                                  on_token=lambda p: got_first.set())
             except ServerError as exc:
                 errors.append(exc)
