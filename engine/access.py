@@ -76,21 +76,6 @@ class AccessPolicy:
             min_group_size=size,
         )
 
-    @classmethod
-    def from_toml(cls, path: Path) -> "AccessPolicy":
-        """The ``[access]`` table of a TOML file (the site file)."""
-        import tomllib
-
-        from .errors import DataFileError
-
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8")).get("access", {})
-        except (OSError, UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
-            raise DataFileError(f"The access policy {path} cannot be read: {exc}.",
-                                hint="Fix the file (UTF-8 TOML with an [access] table); employee data stays "
-                                     "unavailable until then. Policies and the calculator still work.") from None
-        return cls.from_mapping(data, str(path))
-
     def fingerprint(self) -> str:
         """SHA-256 of the policy in force (recorded with every audit entry)."""
         body = json.dumps(dataclasses.asdict(self), sort_keys=True)

@@ -61,26 +61,17 @@ def build_data_tool(settings: Settings, sources: Sources | None = None, site: Si
     policy = AccessPolicy.from_mapping(site.access, str(site.path)) if site.access else AccessPolicy()
     if site.database:
         # Site mode: the database decides which rows and columns this account receives.
-        from .database import DatabaseAudit, data_fingerprint, load_from_database, role_name
+        from .database import DatabaseAudit, load_from_database, role_name
 
         user = role_name(os_account())
         table = load_from_database(site.database, user, site.columns or None)
-        audit = DatabaseAudit(site.database, user, data_hash=data_fingerprint(table), policy_hash=policy.fingerprint())
+        audit = DatabaseAudit(site.database, user, data_hash=table.sha256, policy_hash=policy.fingerprint())
         return EmployeeDataTool(table, policy, audit)
     path = employees_path(settings, sources)
     table = load_employees(path, overrides=site.columns or None)
     audit = AuditLog(Path(site.audit).expanduser() if site.audit else data_dir() / "audit.log",
-                     data_hash=_file_hash(path), policy_hash=policy.fingerprint())
+                     data_hash=table.sha256, policy_hash=policy.fingerprint())
     return EmployeeDataTool(table, policy, audit, demo=_is_sample(path))
-
-
-def _file_hash(path: Path) -> str:
-    import hashlib
-
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return ""
 
 
 def _is_sample(path: Path) -> bool:

@@ -129,7 +129,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     backend = load_backend(settings, args.model, assembly_progress())
     agent = build_agent(backend, settings, args.user or "", Sources(args.employees or "", args.policies or ""),
                         _index_progress())
-    _say_identity(agent.identity, args.user)
+    _say_identity(agent.identity)
     if args.json:
         trace = agent.ask(args.question)
         print(json.dumps(trace_json(agent, trace), ensure_ascii=False, indent=2))
@@ -182,7 +182,7 @@ def _who(identity) -> str:
     return f"Signed in as {identity.account} (not in the employee data)."
 
 
-def _say_identity(identity, requested: str | None) -> None:
+def _say_identity(identity) -> None:
     """On stderr, so --json output stays one object: who the answers are for."""
     print(_who(identity), file=sys.stderr)
     if identity.notice:
@@ -287,7 +287,7 @@ def cmd_data(args: argparse.Namespace) -> int:
         raise SettingsError("Give a query expression, or --check.", hint='hr-assistant data \'df["department"]'
                             '.value_counts()\' --user "Your Name"')
     identity = sign_in(tool, args.user or "", remembered=settings.user)
-    _say_identity(identity, args.user)
+    _say_identity(identity)
     if not identity.user:
         raise IdentityError(identity.notice)
     viewer = tool.viewer(identity.user)

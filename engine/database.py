@@ -120,12 +120,9 @@ def load_from_database(database: dict[str, Any], user: str, overrides: dict[str,
         raise DataFileError("The employee database returned no employees.",
                             hint="Ask IT to run 'hr-assistant admin init-db' with the employee file.")
     source = f"postgresql ({database.get('dsn', '')}) as {user}"
-    return table_from_rows(rows, source, "the employee database", overrides)
-
-
-def data_fingerprint(table) -> str:
-    """SHA-256 of the rows this user received (recorded with every audit entry)."""
-    return hashlib.sha256(table.df.to_csv(index=False).encode("utf-8")).hexdigest()
+    # The fingerprint is of the rows this user received.
+    digest = hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return table_from_rows(rows, source, "the employee database", overrides, sha256=digest)
 
 
 class DatabaseAudit:

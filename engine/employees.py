@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import hashlib
 import io
 import os
 import re
@@ -69,6 +70,7 @@ class EmployeeTable:
     #: Columns that may be public at most (None: no limit). Set when a user-writable side file changed
     #: the column meanings, so it cannot make a column public that the guess kept private.
     public_cap: set[str] | None = None
+    sha256: str = ""  # fingerprint of the data as read
 
     def role(self, role: str) -> str | None:
         names = self.roles.get(role) or []
@@ -139,13 +141,17 @@ def _check_size(path: Path) -> None:
                             hint="Check that this is the employee list; split a larger one.")
 
 
-def _read_csv_rows(path: Path) -> list[list[str]]:
+def _read_bytes(path: Path) -> bytes:
     _check_size(path)
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise DataFileError(f"The employee file {path} cannot be read: {exc.strerror}.",
                             hint="Check the path and that your account may read it.") from exc
+
+
+def _read_csv_rows(path: Path, raw: bytes | None = None) -> list[list[str]]:
+    raw = _read_bytes(path) if raw is None else raw
     if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DataFileError(f"The employee file {path} is not a text (CSV) file.",
                             hint="Export the employee list as CSV (UTF-8) or XLSX.")
@@ -469,14 +475,17 @@ def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) ->
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
         rows = _read_xlsx_rows(path)
+        raw = _read_bytes(path)  # for the fingerprint only: openpyxl reads the workbook itself
     elif suffix in (".csv", ".txt", ".tsv", ""):
-        rows = _read_csv_rows(path)
+        raw = _read_bytes(path)
+        rows = _read_csv_rows(path, raw)
     else:
         raise DataFileError(f"{path.name} is not a CSV or XLSX file.", hint="Export the employee list as CSV or XLSX.")
     if len(rows) < 2:
         raise DataFileError(f"The employee file {path.name} has a header but no employees.",
                             hint="Export the employee list again.")
-    return table_from_rows(rows, str(path), path.name, overrides, _side_file(path), own_data=_owned_by_me(path))
+    return table_from_rows(rows, str(path), path.name, overrides, _side_file(path), own_data=_owned_by_me(path),
+                           sha256=hashlib.sha256(raw).hexdigest())
 
 
 def _owned_by_me(path: Path) -> bool:
@@ -488,11 +497,12 @@ def _owned_by_me(path: Path) -> bool:
 
 
 def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: dict[str, Any] | None = None,
-                    side: Path | None = None, own_data: bool = False) -> EmployeeTable:
+                    side: Path | None = None, own_data: bool = False, sha256: str = "") -> EmployeeTable:
     """An employee table from a header row and text cells (a file's, or a database's).
 
     ``own_data``: the user owns the data file, so a side file of theirs may set column meanings
-    (they could edit the data itself); it still cannot make a column public."""
+    (they could edit the data itself); it still cannot make a column public. ``sha256``: the
+    fingerprint of the data as read (recorded with every audit entry)."""
     import pandas as pd
 
     header = rows[0]
@@ -521,13 +531,11 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     notes: list[str] = []
     public_cap = None
     if not trusted:
-        # A side file a user could have written may only make more columns private. With a site
-        # file in force, or beside data the user does not own, or written by someone else, it sets
-        # nothing else; the user's own file beside their own data in single-user mode may set
-        # meanings (they could edit the data itself), but what is public stays the guess's.
-        from .site import load_site
-
-        if load_site().active or not own_data or not mine:
+        # A side file a user could have written may only make more columns private, unless it is
+        # the user's own file beside the user's own data (they could edit the data itself): then it
+        # may set meanings, but what is public stays the guess's. Data a site file fixes is never
+        # the user's own, so there a user's side file only ever adds pay columns.
+        if not own_data or not mine:
             ignored = sorted(k for k in from_file if k != "pay")
             if ignored:
                 notes.append(f"the column meanings {', '.join(ignored)} in {side.name} were ignored: a user could "
@@ -566,4 +574,5 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     table = EmployeeTable(df=df, columns=columns, source=source, roles=roles)
     table.notes = notes
     table.public_cap = public_cap
+    table.sha256 = sha256
     return table

@@ -121,9 +121,15 @@ class Interpreter:
         hint = f"Did you mean {' or '.join(repr(c) for c in close)}?" if close else f"Columns: {', '.join(columns)}."
         return _err(f"There is no column '{name}'.", hint)
 
+    def _summary_checked(self, column, how: str) -> bool:
+        """Is a summary ``how`` of ``column`` subject to the minimum group size (a sensitive column,
+        not a count, a viewer other than HR)?"""
+        return (how != "count" and self.viewer.role != "hr" and isinstance(column, str)
+                and column in self.table.columns and column not in self.viewer.public_columns)
+
     def _small_group(self, column, rows, how: str) -> None:
         """Summaries (not counts) of a sensitive column must cover enough people (min_group_size)."""
-        if how != "count" and isinstance(column, str) and column in self.table.columns:
+        if self._summary_checked(column, how):
             self.viewer.check_aggregate(column, list(rows))
 
     def check_frame(self, df) -> None:
@@ -397,10 +403,11 @@ class Interpreter:
             if name == "size":
                 return g.size()
             targets = obj.columns if obj.columns is not None else [c for c in obj.frame.columns if c not in obj.keys]
-            for rows in g.indices.values():
+            targets = [c for c in targets if self._summary_checked(c, name)]
+            for rows in (g.indices.values() if targets else ()):  # one pass over the groups, only if needed
                 labels = obj.frame.index[rows]
                 for col in targets:
-                    self._small_group(col, labels, name)
+                    self.viewer.check_aggregate(col, list(labels))
             if obj.columns is None:
                 self.check_frame(obj.frame)
                 cols = [c for c in obj.frame.columns if c not in obj.keys]

@@ -78,10 +78,7 @@ class RemoteBackend(StreamingBackend):
 
     # -- what the server is ---------------------------------------------------------------------------
     def _get(self, path: str) -> dict | None:
-        try:
-            r = self._request("GET", path)
-        except ServerError:
-            raise
+        r = self._request("GET", path)
         if r.status_code >= 400:
             return None
         try:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine.access import AccessPolicy, AuditLog, make_viewer
 from engine.employees import load_employees, parse_number
-from engine.errors import AccessDenied, DataFileError, ModelOutputError, ToolInputError
+from engine.errors import AccessDenied, DataFileError, ModelOutputError, SiteFileError, ToolInputError
 from engine.query import run_query
 from engine.tools.base import ToolContext
 from engine.tools.employee_data import EmployeeDataTool
@@ -368,14 +368,22 @@ _FUZZ_TABLE = load_employees(SAMPLE)
 _FUZZ_VIEWER = make_viewer(_FUZZ_TABLE, "Pedro Alves")
 
 
-@pytest.mark.parametrize("content", [b"[access\nhr_departments = [", b"\xff\xfe[access]", b"[access]\nhr_departments = \"Ops\"",
-                                     b"access = 3", b"[access]\nmin_group_size = 0", b"[access]\nhr_departmens = []"])
-def test_a_damaged_access_policy_is_a_clear_error_and_fails_closed(tmp_path, content):
-    path = tmp_path / "site.toml"
-    path.write_bytes(content)
-    with pytest.raises(DataFileError, match="access policy") as info:
-        AccessPolicy.from_toml(path)
-    assert "employee data stays unavailable" in info.value.hint
+@pytest.mark.parametrize("content, error", [
+    (b"[access\nhr_departments = [", SiteFileError), (b"\xff\xfe[access]", SiteFileError), (b"access = 3", SiteFileError),
+    (b"[access]\nhr_departments = \"Ops\"", DataFileError), (b"[access]\nmin_group_size = 0", DataFileError),
+    (b"[access]\nhr_departmens = []", DataFileError),
+])
+def test_a_damaged_access_policy_is_a_clear_error_and_fails_closed(site_file, content, error):
+    from engine.assistant import build_data_tool
+    from engine.settings import Settings
+
+    site_file("").write_bytes(content)
+    with pytest.raises(error) as info:
+        build_data_tool(Settings())
+    if error is DataFileError:  # a bad value: the data stays unavailable, the rest works
+        assert "access policy" in info.value.message and "employee data stays unavailable" in info.value.hint
+    else:  # a damaged site file: nothing runs on guessed site settings
+        assert "site file" in info.value.message
 
 
 def test_did_you_mean_draws_only_on_values_the_user_may_read(sample):
