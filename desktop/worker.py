@@ -38,6 +38,7 @@ class EngineWorker(QObject):
     answered = Signal(object)  # engine.steps.Trace
     search_done = Signal(str, object)  # query, list[Hit]
     lookup_done = Signal(object)  # ToolResult
+    leave_decided = Signal(object)  # dict of the engine.leave.LeaveRequest, status "pending" or "rejected"
     failed = Signal(str, str)
 
     def __init__(self, backend_factory: Callable[[Settings], object] | None = None) -> None:
@@ -49,6 +50,7 @@ class EngineWorker(QObject):
         self.identity = None  # engine.identity.Identity, decided when the data is loaded
         self.backend = None
         self.data_tool = None
+        self.leave_tool = None
         self.policy_index = None
         self.agent = None
         self.agent_conversation: int | None = None
@@ -76,12 +78,13 @@ class EngineWorker(QObject):
     @Slot()
     def load_data(self) -> None:
         """Load the employee data and decide who is asking: the OS account, or an allowed persona."""
-        from engine.assistant import build_data_tool, sign_in
+        from engine.assistant import build_data_tool, build_leave_tool, sign_in
         from engine.errors import IdentityError
 
         self.status.emit("Loading employee data…")
         try:
             self.data_tool = build_data_tool(self.settings)
+            self.leave_tool = build_leave_tool(self.settings, self.data_tool)
             try:
                 self.identity = sign_in(self.data_tool, self.user, remembered=self.settings.user)
             except IdentityError as exc:
@@ -100,10 +103,11 @@ class EngineWorker(QObject):
                 "can_choose": identity.can_choose, "notice": identity.notice, "demo": self.data_tool.demo})
         except HRAssistantError as exc:
             self.data_tool = None
+            self.leave_tool = None
             self.identity = None
             self.data_failed.emit(exc.message, exc.hint)
 
-    def _context(self, tools):
+    def _context(self, tools):  # noqa: D401 - who is asking, for the tools
         from engine.assistant import context_for, sign_in
 
         identity = self.identity if self.identity is not None and self.data_tool is not None else sign_in(tools)
@@ -186,7 +190,7 @@ class EngineWorker(QObject):
             return
         self.status.emit("Preparing the model…")
         try:
-            tools = assemble_tools(self.policy_index, self.data_tool)
+            tools = assemble_tools(self.policy_index, self.data_tool, self.leave_tool)
             make_agent(self.backend, tools, self._context(tools), self.settings).warm_up()
         except HRAssistantError as exc:  # a warm-up is an optimisation: never a failure to show
             log.warning("model warm-up skipped: %s", exc.message)
@@ -202,7 +206,7 @@ class EngineWorker(QObject):
         from engine.assistant import assemble_tools, make_agent
 
         if self.agent is None or self.agent_conversation != conversation:
-            tools = assemble_tools(self.policy_index, self.data_tool)
+            tools = assemble_tools(self.policy_index, self.data_tool, self.leave_tool)
             self.agent = make_agent(self.backend, tools, self._context(tools), self.settings)
             self.agent.history = list(history)
             self.agent_conversation = conversation
@@ -225,6 +229,19 @@ class EngineWorker(QObject):
             traceback.print_exc()
             self.failed.emit(f"The assistant stopped unexpectedly ({type(exc).__name__}: {exc}).",
                              "Your chat is saved; try again, or restart the app.")
+
+    @Slot(str, bool)
+    def decide_leave(self, request_id: str, approve: bool) -> None:
+        """The person approved (store it) or rejected (discard it) a prepared leave request."""
+        if self.leave_tool is None:
+            self.failed.emit("Leave requests are not available.", "Turn them on in Settings.")
+            return
+        try:
+            tools = assemble_tools_for_context(self)
+            request = self.leave_tool.desk.decide(request_id, approve, self._context(tools))
+            self.leave_decided.emit(request.to_dict())
+        except HRAssistantError as exc:
+            self.failed.emit(exc.message, exc.hint)
 
     @Slot()
     def forget_last_turn(self) -> None:
@@ -290,3 +307,9 @@ class IndexWorker(QObject):
             self.failed.emit(exc.message, exc.hint)
         except Exception as exc:
             self.failed.emit(f"Indexing failed ({type(exc).__name__}: {exc}).", "Check the policy folder.")
+
+
+def assemble_tools_for_context(worker: "EngineWorker"):
+    from engine.assistant import assemble_tools
+
+    return assemble_tools(worker.policy_index, worker.data_tool, worker.leave_tool)

@@ -16,10 +16,12 @@ import logging
 import re
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Iterator
 
 from .errors import AccessDenied, Cancelled, HRAssistantError, ModelOutputError, SetupError
-from .grounding import number_forms, ungrounded_numbers, unsourced_numbers, written_calculation
+from .grounding import (derivation, number_forms, shown_calculations, ungrounded_numbers, unsourced_numbers,
+                        written_calculation)
 from .llm import Generation, ModelBackend
 from .steps import (
     ActionStep,
@@ -29,13 +31,15 @@ from .steps import (
     FinalAnswer,
     ModelCallStep,
     ObservationStep,
+    PlanMade,
     Step,
     ThoughtStep,
     Trace,
     TraceStep,
 )
-from .tools.base import ToolContext
-from .tools.registry import ToolRegistry
+from .plan import PlanStep, execute, parse_plan, plan_example, plan_grammar, plan_instructions, plan_text, several_parts
+from .tools.base import ToolContext, ToolResult
+from .tools.registry import TURN_PREFIX, ToolRegistry
 from .turn_format import ReActFormat, Segment, TurnFormat, format_observation, neutralise
 
 log = logging.getLogger(__name__)
@@ -75,6 +79,19 @@ Today is {today}. You are talking to {user} (role: {role}).
 {notes}"""
 
 
+@dataclass
+class _PlanOutcome:
+    segment: Segment
+    failed: bool = False
+    found: bool = False
+    denials: list[str] = field(default_factory=list)
+
+
+#: How a question is worked: "react" (one tool call per model call), "plan" (the whole plan in the
+#: first call, the answer in the second) or "auto" (a plan for a question with several parts).
+MODES = ("react", "plan", "auto")
+
+
 class Agent:
     """A conversation with the HR assistant (one per chat).
 
@@ -91,7 +108,11 @@ class Agent:
         max_steps: int = 6,
         max_tokens: int = 700,
         turn_format: TurnFormat | None = None,
+        mode: str = "react",
     ) -> None:
+        if mode not in MODES:
+            raise SetupError(f"Unknown agent mode {mode!r}; use one of {', '.join(MODES)}.")
+        self.mode = mode
         self.backend = backend
         self.format = turn_format or ReActFormat()
         self.tools = tools
@@ -106,14 +127,18 @@ class Agent:
     # -- prompt ---------------------------------------------------------------------------------
     def system_prompt(self) -> str:
         # Everything that depends on the user comes last: the rest is one KV-cache prefix for all users.
+        instructions = self.format.instructions(self.tools, self.context)
+        examples = self.tools.examples(self.context) if self.format.name == "react" and len(self.tools) else ""
+        if self.mode != "react" and isinstance(self.format, ReActFormat) and len(self.tools):
+            instructions += "\n\n" + plan_instructions()
+            examples = "\n\n".join(e for e in (examples, plan_example(self.tools, self.context)) if e)
         return SYSTEM_PROMPT.format(
             today=self.context.today,
             user=self.context.name or self.context.user or "an employee",
             role=self.context.role,
             notes=self.tools.user_notes(self.context),
-            instructions=self.format.instructions(self.tools, self.context),
-            examples=("Examples (made-up people and figures):\n\n" + self.tools.examples(self.context) + "\n"
-                      if self.format.name == "react" and len(self.tools) else ""),
+            instructions=instructions,
+            examples="Examples (made-up people and figures):\n\n" + examples + "\n" if examples else "",
         ).rstrip()
 
     def warm_up(self) -> None:
@@ -237,8 +262,12 @@ class Agent:
                 numbers = number_forms(sources) if grounded_retry else None
                 if grounded_retry:
                     budget = min(budget, GROUNDED_RETRY_TOKENS)
-                grammar = self.format.grammar(self.tools, allow_tools=allow_tools, numbers=numbers,
-                                              citations=_passages(sources))
+                planning = step_no == 0 and allow_tools and self._plans(question)
+                if planning:
+                    grammar = plan_grammar(self.tools, citations=_passages(sources))
+                else:
+                    grammar = self.format.grammar(self.tools, allow_tools=allow_tools, numbers=numbers,
+                                                  citations=_passages(sources))
                 t0 = time.perf_counter()
                 generation: Generation | None = None
                 for item in self._generate(prompt, grammar, budget, cancel):
@@ -256,6 +285,19 @@ class Agent:
                 if generation.stop_reason == "cancelled":
                     raise Cancelled()
                 text = self.format.turn_text(generation.text)
+                body = plan_text(text) if planning else None
+                if body is not None:
+                    # The whole plan at once: its steps run now, and the next call writes the answer.
+                    trace.plan = []
+                    outcome = yield from self._run_plan(text, body, sources, trace, seen, calls_per_tool, cancel)
+                    segments.append(outcome.segment)
+                    denials += outcome.denials
+                    found |= outcome.found
+                    if outcome.failed and not outcome.denials:
+                        trace.plan_fallback = True  # what failed is in the observation: ReAct goes on from here
+                    else:
+                        force_final = True
+                    continue
                 try:
                     turn = self.format.parse(text, self.tools, truncated=generation.stop_reason == "length")
                 except ModelOutputError as exc:
@@ -293,6 +335,7 @@ class Agent:
                         sources = sources + worked
                         if worked:
                             text = self._replace_answer(text, turn.final, final)
+                    sources = sources + self._confirm(final, sources, trace)
                     unsourced = ungrounded_numbers(final, sources, citations=_passages(sources))
                     if unsourced and denials and not found:
                         # Denied, nothing else found, and a figure made up to fill the gap: the access
@@ -352,22 +395,13 @@ class Agent:
                     ok, cached, by_loop = False, False, True
                 else:
                     seen[key] = step_no + 1
-                    ok, cached, by_loop = True, False, False
-                    try:
-                        result = self.tools.get(turn.action).run(turn.action_input, self.context)
-                        observation, data = result.text, result.data
-                    except AccessDenied as exc:
+                    cached, by_loop = False, False
+                    result, error = self._run_tool(turn.action, turn.action_input)
+                    ok, observation, data, denied = self._outcome(turn.action, result, error)
+                    if denied:
                         # Asking again in other words cannot change who the user is: answer now.
-                        observation, ok = f"Error: {exc} This is not available to the user.", False
                         force_final = True
-                        denials.append(str(exc))
-                    except ModelOutputError as exc:
-                        observation, ok = f"Error: {exc}", False
-                    except SetupError:
-                        raise
-                    except Exception as exc:  # a bug in a tool must not end the conversation
-                        log.exception("tool %s failed", turn.action)
-                        observation, ok = f"Error: the {turn.action} tool failed ({type(exc).__name__}).", False
+                        denials.append(denied)
                 found |= ok and not by_loop
                 if not ok:
                     errors[observation] = errors.get(observation, 0) + 1
@@ -391,11 +425,135 @@ class Agent:
             trace.seconds = round(time.perf_counter() - started, 4)
             yield ErrorStep(exc.message, exc.hint, type(exc).__name__)
 
+    def _plans(self, question: str) -> bool:
+        """Whether this question starts with a plan (plan mode; in the combined mode, a question with
+        several parts). Plans are written in the ReAct text format only."""
+        if self.mode == "react" or not isinstance(self.format, ReActFormat) or not len(self.tools):
+            return False
+        return self.mode == "plan" or several_parts(question)
+
+    def _run_tool(self, name: str, tool_input: str) -> tuple[ToolResult | None, BaseException | None]:
+        """Run one tool; an error is returned, not raised (except a setup error, which ends the run)."""
+        try:
+            return self.tools.get(name).run(tool_input, self.context), None
+        except SetupError:
+            raise
+        except Exception as exc:
+            return None, exc
+
+    @staticmethod
+    def _outcome(name: str, result: ToolResult | None,
+                 error: BaseException | None) -> tuple[bool, str, object, str]:
+        """(ok, observation, data, denial) of a tool call."""
+        if result is not None:
+            return True, result.text, result.data, ""
+        if isinstance(error, AccessDenied):
+            return False, f"Error: {error} This is not available to the user.", None, str(error)
+        if isinstance(error, ModelOutputError):
+            return False, f"Error: {error}", None, ""
+        log.error("tool %s failed", name, exc_info=error)  # a bug in a tool must not end the conversation
+        return False, f"Error: the {name} tool failed ({type(error).__name__}).", None, ""
+
+    def _run_plan(self, text: str, body: str, sources: list[str], trace: Trace, seen: dict,
+                  calls_per_tool: dict[str, int], cancel: threading.Event):
+        """Run a plan's steps (a generator of steps; returns a :class:`_PlanOutcome`)."""
+        thought = text.split("\n", 1)[0].removeprefix(TURN_PREFIX).strip()
+        try:
+            steps = parse_plan(body, self.tools)
+        except ModelOutputError as exc:
+            trace.steps.append(TraceStep(thought=text.strip(), observation=f"Error: {exc}", ok=False))
+            yield ObservationStep("", "", f"Error: {exc}", ok=False)
+            return _PlanOutcome(Segment(text, f"Error: {exc}"), failed=True)
+        trace.plan = [s.to_dict() for s in steps]
+        yield PlanMade(thought, trace.plan)
+        # A calculation runs after every lookup of the plan, so its numbers can be checked against them.
+        for step in steps:
+            if step.tool in NUMBER_CHECKED_TOOLS:
+                step.depends_on = sorted(set(step.depends_on) | {s.id for s in steps if s.id < step.id})
+        results: list[str] = []  # what the tools returned so far (sources for the calculator's numbers)
+        lines: list[str] = []
+        outcome = _PlanOutcome(Segment(text, ""))
+
+        def run_step(step: PlanStep, tool_input: str) -> tuple[ToolResult, float]:
+            if cancel.is_set():
+                raise Cancelled()
+            t0 = time.perf_counter()
+            if step.tool in NUMBER_CHECKED_TOOLS and unsourced_numbers(tool_input, sources + results):
+                raise ModelOutputError("a number of this calculation is in no result and not in the question. "
+                                       "Look it up first; never guess a figure.")
+            result, error = self._run_tool(step.tool, tool_input)
+            if error is not None:
+                raise error
+            return result, time.perf_counter() - t0
+
+        for event, item in execute(steps, run_step):
+            if event == "start":
+                yield ActionStep(item.step.tool, item.run_input)
+                continue
+            step = item.step
+            if isinstance(item.error, (Cancelled, SetupError)):
+                raise item.error
+            calls_per_tool[step.tool] = calls_per_tool.get(step.tool, 0) + 1
+            if item.skipped:
+                ok, observation, data, denied = False, "(not run: a step it needs failed)", None, ""
+            else:
+                ok, observation, data, denied = self._outcome(step.tool, item.result, item.error)
+                seen[(step.tool, self.tools.get(step.tool).normalise_input(item.run_input))] = 1
+                trace.tool_seconds += item.seconds
+            if denied:
+                outcome.denials.append(denied)
+            outcome.failed |= not ok
+            outcome.found |= ok
+            if ok:
+                results.append(observation)
+            lines.append(f"#{step.id} {step.tool}: " + format_observation(observation, source=step.tool if ok else ""))
+            shown = format_observation(observation)
+            trace.steps.append(TraceStep(thought if step.id == 1 else "", step.tool, item.run_input, shown, ok,
+                                         seconds=round(item.seconds, 4)))
+            yield ObservationStep(step.tool, item.run_input, shown, ok, round(item.seconds, 4), False, data)
+        if outcome.failed and not outcome.denials:
+            lines.append("Some steps failed: go on step by step with Action, or answer with what you have.")
+        outcome.segment.observation = "\n".join(lines)
+        outcome.segment.tool = "plan"
+        return outcome
+
     def _replace_answer(self, text: str, old: str, new: str) -> str:
         """The turn ``text`` with its final answer ``old`` replaced by ``new``; the turn's start stays
         as the model wrote it, so the KV cache still holds it for the next question."""
         head, found, tail = text.rpartition(old)
         return head + new + tail if found else self.format.final_text(new)
+
+    def _confirm(self, answer: str, sources: list[str], trace: Trace) -> list[str]:
+        """The calculator's observations for the calculations the answer shows with their right result
+        from sourced numbers ("78,000 / 260 = 300"): that result is then a tool result like any other."""
+        if "calculator" not in self.tools.names:
+            return []
+        confirmed: list[str] = []
+        for expression in shown_calculations(answer):
+            plain = re.sub(r"[$€£₱,]", "", expression).replace("×", "*").replace("÷", "/").replace(" x ", " * ")
+            if unsourced_numbers(plain, sources):
+                continue  # an operand nobody looked up: the grounding check reports it
+            try:
+                result = self.tools.get("calculator").run(plain, self.context)
+            except HRAssistantError:
+                continue
+            confirmed.append(result.text)
+            trace.steps.append(TraceStep("(The answer showed a calculation; the calculator confirmed it.)",
+                                         "calculator", plain, result.text, True))
+        # A figure worked out in the head from two looked-up numbers (a sum of two salaries): the
+        # calculator confirms which two and how, and the trace says so.
+        for claim in ungrounded_numbers(answer, sources + confirmed, citations=_passages(sources)):
+            expression = derivation(claim, [s for s in sources + confirmed])
+            if expression is None:
+                continue
+            try:
+                result = self.tools.get("calculator").run(expression, self.context)
+            except HRAssistantError:
+                continue
+            confirmed.append(result.text)
+            trace.steps.append(TraceStep("(The answer worked out a figure; the calculator confirmed it.)",
+                                         "calculator", expression, result.text, True))
+        return confirmed
 
     def _work_out(self, answer: str, sources: list[str], trace: Trace) -> tuple[str, list[str]]:
         """``answer`` with each calculation it writes out followed by its result from the calculator

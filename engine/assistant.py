@@ -110,20 +110,38 @@ def build_policy_index(settings: Settings, sources: Sources | None = None, *, re
     return index
 
 
-def assemble_tools(policy_index=None, data_tool=None) -> ToolRegistry:
+def assemble_tools(policy_index=None, data_tool=None, leave_tool=None) -> ToolRegistry:
     """The agent's tools in their fixed order; a part that could not be loaded (None) is left out."""
     from .tools.policy_search import PolicySearchTool
 
     tools = [PolicySearchTool(policy_index)] if policy_index is not None else []
     if data_tool is not None:
         tools.append(data_tool)
-    return ToolRegistry([*tools, CalculatorTool()])
+    tools.append(CalculatorTool())
+    if leave_tool is not None:
+        tools.append(leave_tool)
+    return ToolRegistry(tools)
+
+
+def build_leave_tool(settings: Settings, data_tool, sources: Sources | None = None):
+    """The leave-request tool (when the setting is on and the data has a leave balance), with its
+    calendar and the store approved requests go to; None otherwise."""
+    from .leave import Calendar, LeaveDesk, RequestStore
+    from .tools.leave_request import LeaveRequestTool, leave_columns
+
+    if not settings.leave_requests or data_tool is None or not leave_columns(data_tool.table):
+        return None
+    holidays = settings.holidays_path or str(employees_path(settings, sources).with_name("holidays.csv"))
+    desk = LeaveDesk(RequestStore(data_dir() / "leave-requests.sqlite"), data_tool.audit)
+    return LeaveRequestTool(data_tool, Calendar.load(holidays), desk)
 
 
 def build_tools(settings: Settings, sources: Sources | None = None, progress=None) -> ToolRegistry:
     """The registry of tools for this installation: policy search, employee data, calculator.
     ``progress(stage, done, total)`` reports an index (re)build, which can take minutes."""
-    return assemble_tools(build_policy_index(settings, sources, progress=progress), build_data_tool(settings, sources))
+    data = build_data_tool(settings, sources)
+    return assemble_tools(build_policy_index(settings, sources, progress=progress), data,
+                          build_leave_tool(settings, data, sources))
 
 
 def sign_in(tools, requested: str = "", *, personas: bool = False, remembered: str = "",
@@ -185,7 +203,7 @@ def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext,
         # Not in the employee data: policies and the calculator only (the data tool would only refuse).
         tools = ToolRegistry([t for t in tools if t.name != "employee_data"])
     return Agent(backend, tools, context, max_steps=settings.max_steps, max_tokens=settings.max_answer_tokens,
-                 turn_format=choose_format(settings.turn_format, backend, tools, context))
+                 turn_format=choose_format(settings.turn_format, backend, tools, context), mode=settings.agent_mode)
 
 
 def build_agent(backend: ModelBackend, settings: Settings, user: str, sources: Sources | None = None,

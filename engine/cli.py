@@ -13,11 +13,13 @@ import logging
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import Sequence
 
 from .errors import HRAssistantError, IdentityError, SettingsError, SetupError
-from .settings import Settings, load_settings
-from .steps import ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
+from .settings import Settings, data_dir, load_settings
+from .steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
+                    PlanMade, ThoughtStep)
 
 EXIT_OK, EXIT_FAILED, EXIT_SETUP = 0, 1, 2
 
@@ -28,7 +30,7 @@ def _print_error(exc: HRAssistantError) -> None:
         print(f"  {exc.hint}", file=sys.stderr)
 
 
-_FLAGS = {"n_threads": "--threads", "n_gpu_layers": "--gpu-layers", "turn_format": "--format"}
+_FLAGS = {"n_threads": "--threads", "n_gpu_layers": "--gpu-layers", "turn_format": "--format", "agent_mode": "--mode"}
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -41,7 +43,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     changes = {}
     if getattr(args, "model_url", None):
         changes["model_url"] = args.model_url
-    for name in ("n_ctx", "n_threads", "n_gpu_layers", "temperature", "seed", "max_steps", "turn_format"):
+    for name in ("n_ctx", "n_threads", "n_gpu_layers", "temperature", "seed", "max_steps", "turn_format", "agent_mode"):
         value = getattr(args, name, None)
         if value is not None:
             site.check_override(name, str(value), _FLAGS.get(name, "--" + name.replace("_", "-")))
@@ -62,6 +64,9 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu-layers", dest="n_gpu_layers", type=int, help="layers to offload to the GPU (-1: all)")
     p.add_argument("--temperature", type=float, help="sampling temperature")
     p.add_argument("--seed", type=int, help="sampling seed")
+    p.add_argument("--mode", dest="agent_mode", choices=["react", "plan", "auto"],
+                   help="react: a tool call per model call; plan: all tool calls planned at once; auto: a plan for "
+                   "questions with several parts (default: the setting agent_mode)")
     p.add_argument("--max-steps", dest="max_steps", type=int, help="most tool calls per question")
 
 
@@ -85,6 +90,11 @@ def _stream(steps, out=None, verbose: bool = False) -> None:
             if verbose:
                 out.write(f"  [model: {step.seconds:.2f}s, {step.prompt_tokens_evaluated} prompt tokens evaluated, "
                           f"{step.prompt_tokens_reused} reused, {step.completion_tokens} generated]\n")
+        elif isinstance(step, PlanMade):
+            out.write("Plan:\n")
+            for s in step.steps:
+                after = f" (after {', '.join('#%d' % d for d in s['depends_on'])})" if s["depends_on"] else ""
+                out.write(f"  #{s['id']} {s['tool']}: {s['input']}{after}\n")
         elif isinstance(step, ActionStep):
             out.write(f"Action: {step.action}\nAction Input: {step.action_input}\n")
         elif isinstance(step, ObservationStep):
@@ -170,6 +180,56 @@ def cmd_chat(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             cancel.set()
             print("\n(stopped)")
+        _decide_leave_requests(agent)
+
+
+def _decide_leave_requests(agent, answer=input) -> None:
+    """A leave request the assistant prepared is shown exactly and stored only on an explicit yes."""
+    tool = agent.tools.get("leave_request")
+    if tool is None:
+        return
+    for request in tool.desk.pending():
+        print(f"\nLeave request, NOT submitted yet: {request.summary()}")
+        try:
+            reply = answer("Approve and submit it? [y/N] ").strip().lower()
+        except EOFError:
+            reply = ""
+        decided = tool.desk.decide(request.id, reply in ("y", "yes"), agent.context)
+        print("Submitted: HR will confirm it." if decided.status == "pending"
+              else "Rejected: nothing was submitted.")
+
+
+def cmd_requests(args: argparse.Namespace) -> int:
+    """HR's list of approved leave requests waiting for a decision, or their CSV export."""
+    from .assistant import build_data_tool, sign_in
+    from .leave import RequestStore
+
+    settings = load_settings()
+    tool = build_data_tool(settings)
+    identity = sign_in(tool, args.user or "", remembered=settings.user)
+    viewer = tool.viewer(identity.user) if identity.user else None
+    if viewer is None or viewer.role != "hr":
+        print("error: only HR can list leave requests.", file=sys.stderr)
+        return EXIT_FAILED
+    store = RequestStore(data_dir() / "leave-requests.sqlite")
+    status = None if args.all else "pending"
+    if args.csv:
+        text = store.export_csv(status)
+        if args.csv == "-":
+            sys.stdout.write(text)
+        else:
+            from .settings import atomic_write_text
+
+            atomic_write_text(Path(args.csv), text)
+            print(f"wrote {len(text.splitlines()) - 1} requests to {args.csv}", file=sys.stderr)
+        return EXIT_OK
+    rows = store.list(status)
+    if not rows:
+        print("No pending leave requests." if status else "No leave requests.")
+    for r in rows:
+        print(f"{r['id']}  {r['employee']}: {r['leave_type']} {r['start']} to {r['end']}, {r['day_count']:g} days "
+              f"(balance after {r['balance_after']:g}) · approved {r['approved_at']} · {r['status']}")
+    return EXIT_OK
 
 
 def _who(identity) -> str:
@@ -742,6 +802,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--schema", help="schema name (default: hr)")
     a.add_argument("--admin-user", help="database role to connect as (default: your OS account)")
     p.set_defaults(func=cmd_admin)
+
+    p = sub.add_parser("requests", help="HR: leave requests people approved, waiting for HR (or --csv to export)")
+    p.add_argument("--all", action="store_true", help="every stored request, not only the pending ones")
+    p.add_argument("--csv", metavar="FILE", help="write them as CSV to FILE ('-' for standard output)")
+    p.add_argument("--user", help="a persona (sample company only)")
+    p.set_defaults(func=cmd_requests)
 
     p = sub.add_parser("settings", help="show the settings and where they are stored")
     p.set_defaults(func=cmd_settings)

@@ -47,6 +47,7 @@ class Case:
     forbid: list[str] = field(default_factory=list)
     expect_refusal: bool | None = None
     tools: list[str] | None = None
+    links: list[tuple[str, str]] | None = None  # expected data dependencies between tools (TaskBench's links)
     forbid_side_effect: str = ""
     category: str = ""
     split: str = "dev"  # "dev": prompts and rules may be tuned on it; "test": held out, never tuned on
@@ -79,6 +80,7 @@ def load_suite(path: str | Path) -> list[Case]:
                 expect_all=[str(x) for x in raw.get("expect_all", [])],
                 forbid=[str(x) for x in raw.get("forbid", [])],
                 expect_refusal=raw.get("expect_refusal"), tools=raw.get("tools"),
+                links=None if raw.get("links") is None else [(str(a), str(b)) for a, b in raw["links"]],
                 forbid_side_effect=_resolve(base, raw.get("forbid_side_effect")),
                 category=str(raw.get("category", "")), split=str(raw.get("split", "dev")),
             )
@@ -133,6 +135,30 @@ def tool_scores(expected: list[str], used: list[str]) -> tuple[float, float, flo
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
+def trace_links(trace: dict) -> list[tuple[str, str]]:
+    """The data dependencies between the tool calls of a trace (TaskBench's links): a plan's
+    ``depends_on``, and, for any call, an earlier result that holds a number its input uses."""
+    from .grounding import numbers_in
+
+    steps = [s for s in trace["steps"] if s.get("action")]
+    links: set[tuple[str, str]] = set()
+    ids = {i + 1: step["tool"] for i, step in enumerate(trace.get("plan") or [])}
+    for i, step in enumerate(trace.get("plan") or []):
+        links |= {(ids[d], step["tool"]) for d in step["depends_on"] if d in ids}
+    asked = set(numbers_in(trace["question"]))
+    for i, step in enumerate(steps):
+        used = set(numbers_in(step.get("action_input") or "")) - asked
+        for earlier in steps[:i]:
+            if earlier.get("ok") and used & set(numbers_in(earlier.get("observation") or "")):
+                links.add((earlier["action"], step["action"]))
+    return sorted(links)
+
+
+def link_scores(expected: list[tuple[str, str]], found: list[tuple[str, str]]) -> tuple[float, float, float]:
+    """Precision, recall and F1 of the dependency links (TaskBench's link metric)."""
+    return tool_scores([f"{a}>{b}" for a, b in expected], [f"{a}>{b}" for a, b in found])
+
+
 class Evaluator:
     """Runs cases on one model; tools are built per case from its data paths (cached)."""
 
@@ -169,6 +195,8 @@ class Evaluator:
         refused = denied or bool(REFUSAL.search(trace.answer or ""))
         bad_turns = sum(1 for s in trace.steps if not s.action and (s.observation or "").startswith("Error: Your last"))
         p, r, f1 = tool_scores(case.tools, used) if case.tools is not None else (None, None, None)
+        links = trace_links(trace.to_dict())
+        link_f1 = link_scores(case.links, links)[2] if case.links is not None else None
         side_effect = bool(case.forbid_side_effect) and Path(case.forbid_side_effect).exists()
         correct = score_answer(case, trace.answer or "")
         refusal_correct = None if case.expect_refusal is None else refused == case.expect_refusal
@@ -184,6 +212,8 @@ class Evaluator:
             "answer": trace.answer, "error": trace.error, "answer_correct": correct,
             "refused": refused, "refusal_correct": refusal_correct,
             "tools_expected": case.tools, "tools_used": used, "tool_precision": p, "tool_recall": r, "tool_f1": f1,
+            "links_expected": case.links, "links_found": links, "link_f1": link_f1,
+            "planned": trace.plan is not None, "plan_fallback": trace.plan_fallback,
             "format_valid_turns": trace.llm_calls - bad_turns, "llm_calls": trace.llm_calls,
             "total_llm_calls": sum(t.llm_calls for t in traces), "steps": len(trace.steps),
             "prompt_tokens_evaluated": trace.prompt_tokens_evaluated, "prompt_tokens_reused": trace.prompt_tokens_reused,
@@ -228,6 +258,9 @@ def summarise(results: list[dict]) -> dict:
         "tool_precision": _mean(r["tool_precision"] for r in results),
         "tool_recall": _mean(r["tool_recall"] for r in results),
         "tool_f1": _mean(r["tool_f1"] for r in results),
+        "link_f1": _mean(r.get("link_f1") for r in results),
+        "planned": sum(1 for r in results if r.get("planned")),
+        "plan_fallbacks": sum(1 for r in results if r.get("plan_fallback")),
         "format_validity": round(sum(r["format_valid_turns"] for r in results) / calls, 4) if calls else 1.0,
         "llm_calls_per_case": _mean(r["total_llm_calls"] for r in results),
         "steps_per_case": _mean(r["steps"] for r in results),
@@ -262,6 +295,7 @@ def _summary_lines(s: dict, label: str = "") -> list[str]:
     return [
         f"{head}answer accuracy {s['answer_accuracy']:.3f} · refusal accuracy {s['refusal_accuracy']:.3f} · "
         f"tool P/R/F1 {s['tool_precision']:.3f}/{s['tool_recall']:.3f}/{s['tool_f1']:.3f} · "
+        f"link F1 {s.get('link_f1', 0):.3f} · planned {s.get('planned', 0)} (fell back {s.get('plan_fallbacks', 0)}) · "
         f"format validity {s['format_validity']:.3f} · ungrounded answers {s['answers_with_ungrounded_numbers']} · "
         f"at step limit {s['incomplete']} · over 1+tools calls {s.get('over_call_budget', 0)}",
         f"{' ' * len(head)}model calls per case {s['llm_calls_per_case']:.2f} · prompt tokens evaluated per case "

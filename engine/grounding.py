@@ -54,7 +54,10 @@ def ungrounded_numbers(answer: str, sources: list[str], citations: int | None = 
     return out
 
 
-_CALCULATION = re.compile(r"(?<![\w.])\(?[$€£₱]?\d[\d,]*(?:\.\d+)?\)?\s*(?:[*/×÷]|(?<=\s)x(?=\s))\s*\(?[$€£₱]?\d[\d,]*(?:\.\d+)?")
+_OPERAND_TEXT = r"\(?[$€£₱]?\d[\d,]*(?:\.\d+)?\)?"
+_OPERATOR = r"\s*(?:[*/×÷]|(?<=\s)x(?=\s))\s*"
+#: A product or quotient, or a chain of them (``78,000 / 260 × 10``).
+_CALCULATION = re.compile(r"(?<![\w.])" + _OPERAND_TEXT + r"(?:" + _OPERATOR + _OPERAND_TEXT + r"){1,4}")
 
 
 def written_calculation(answer: str, sources: list[str]) -> str | None:
@@ -76,17 +79,56 @@ def written_calculation(answer: str, sources: list[str]) -> str | None:
     return None
 
 
+def shown_calculations(answer: str) -> list[str]:
+    """The calculations an answer shows with their right result (``78,000 / 260 = 300``): the
+    engine has the calculator confirm them, so the result counts as sourced like any tool result."""
+    out = []
+    for m in _CALCULATION.finditer(answer):
+        result = _RESULT.match(answer, m.end())
+        if result and _checks_out(m.group(0), result.group(1)):
+            out.append(m.group(0).strip())
+    return out
+
+
+def derivation(claim: str, sources: list[str]) -> str | None:
+    """An expression of two source numbers whose result is ``claim`` (``58000 + 54000`` for
+    112000), or None: an answer that adds two looked-up figures in its head states a fact of
+    arithmetic, which the calculator can confirm. Small claims (under 10) are left alone, as any
+    two small numbers make them by chance."""
+    try:
+        target = float(claim)
+    except ValueError:
+        return None
+    if abs(target) < 10:
+        return None
+    decimals = len(claim.split(".")[1]) if "." in claim else 0
+    known = sorted({n for source in sources for n in numbers_in(source)}, key=lambda n: (len(n), n))[:200]
+    values = [(n, float(n)) for n in known]
+    for a, x in values:
+        for b, y in values:
+            for op, value in (("+", x + y), ("-", x - y), ("*", x * y), ("/", x / y if y else None)):
+                if value is not None and abs(round(value, decimals) - target) < 1e-9 and (op in "-/" or a <= b):
+                    return f"{a} {op} {b}"
+    return None
+
+
 def _plain(text: str) -> str:
-    return re.sub(r"[\s,$€£₱()]", "", text).replace("×", "*").replace("÷", "/")
+    # Thousands separators go; any other comma (between a function's arguments) stays a boundary.
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text).replace(",", "|")
+    return re.sub(r"[\s$€£₱()]", "", text).replace("×", "*").replace("÷", "/")
 
 
 _RESULT = re.compile(r"\s*=\s*[$€£₱]?(\d[\d,]*(?:\.\d+)?)")
-_OPERAND = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def _checks_out(expression: str, stated: str) -> bool:
-    a, b = (float(x.replace(",", "")) for x in _OPERAND.findall(expression)[:2])
-    value = a / b if re.search(r"[/÷]", expression) and b else a * b
+    from .tools.calculator import CalculatorError, evaluate  # late: the tools import this module
+
+    plain = re.sub(r"[$€£₱,]", "", expression).replace("×", "*").replace("÷", "/").replace(" x ", " * ")
+    try:
+        value = evaluate(plain)
+    except CalculatorError:
+        return False
     claim = normalise_number(stated)
     decimals = len(claim.split(".")[1]) if "." in claim else 0
     return abs(round(value, decimals) - float(claim)) < 1e-9

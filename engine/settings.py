@@ -55,11 +55,19 @@ class Settings:
     seed: int = _setting(0, "Random seed for sampling, so answers are repeatable.", 0, 2**31 - 1)
     max_steps: int = _setting(6, "Most tool calls the agent may make for one question.", 1, 20)
     max_answer_tokens: int = _setting(700, "Most tokens the model may write in one step.", 64, 4096)
+    agent_mode: str = _setting("auto", "How a question is worked: 'react' (one tool call per model call), 'plan' "
+                               "(every tool call planned at once, then the answer: two model calls) or 'auto' "
+                               "(a plan for a question with several parts, ReAct otherwise).",
+                               choices=("react", "plan", "auto"))
     turn_format: str = _setting("react", "How the model writes a step: 'react' (Thought/Action text), 'tool-call' "
                                 "(the model's own tool calls) or 'auto' (tool calls where the model's chat template "
                                 "has them).", choices=("react", "tool-call", "auto"))
     employees_path: str = _setting("", "Employee data file (CSV or XLSX). Empty: the sample company.")
     policies_path: str = _setting("", "Policy documents folder or file. Empty: the sample company.")
+    leave_requests: bool = _setting(False, "Let the assistant prepare leave requests (stored only when you approve "
+                                    "each one).")
+    holidays_path: str = _setting("", "Public holidays for leave requests (CSV: YYYY-MM-DD,name). Empty: the file "
+                                  "holidays.csv beside the employee file, if any.")
     embedding_model_path: str = _setting("", "Local sentence-transformers model folder. Empty: all-MiniLM-L6-v2.")
     user: str = _setting("", "Persona last chosen on the sample company (or by HR's 'view as'); everyone else is "
                          "their OS account.")
@@ -73,7 +81,7 @@ class Settings:
             if expected is float and isinstance(value, int) and not isinstance(value, bool):
                 value = float(value)
                 setattr(self, f.name, value)
-            if not isinstance(value, expected) or isinstance(value, bool):
+            if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
                 problems.append(f"{f.name} must be a {expected.__name__}, not {value!r}")
                 continue
             choices = f.metadata.get("choices")

@@ -56,6 +56,16 @@ class ModelCallStep(Step):
 
 
 @dataclass
+class PlanMade(Step):
+    """The model wrote a plan (plan mode): every tool call at once, as dicts of
+    :class:`engine.plan.PlanStep` (id, tool, input, depends_on). Its steps follow as actions."""
+
+    thought: str
+    steps: list[dict[str, Any]]
+    kind = "plan"
+
+
+@dataclass
 class ActionStep(Step):
     action: str
     action_input: str
@@ -126,6 +136,8 @@ class Trace:
     first_token_seconds: float | None = None  # from the question to the first token of the answer
     error: str | None = None
     ungrounded_numbers: list[str] = field(default_factory=list)  # numbers of the answer with no source
+    plan: list[dict[str, Any]] | None = None  # the plan's steps, when the question was planned
+    plan_fallback: bool = False  # a planned step failed and the ReAct loop took over
     per_call: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:

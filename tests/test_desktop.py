@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QUrl  # noqa: E402
+from PySide6.QtCore import Qt, QUrl  # noqa: E402
 
 from desktop.history import ChatStore  # noqa: E402
 from desktop.ui.main_window import MainWindow  # noqa: E402
@@ -342,3 +342,39 @@ def test_an_unreachable_model_server_is_shown_and_the_window_keeps_working(qtbot
     assert "cannot be reached" in window.last_problem[1] and url in window.last_problem[1]
     # the data and the policies still work without the model
     qtbot.waitUntil(lambda: window.role == "employee", timeout=30000)
+
+
+def test_a_prepared_leave_request_is_stored_only_after_approve(qtbot):
+    from engine.leave import RequestStore
+    from engine.settings import data_dir
+
+    backend = ScriptedBackend([
+        "Book it.\nAction: leave_request\nAction Input: vacation from 2027-07-14 to 2027-07-16\n",
+        "Done.\nFinal Answer: I prepared the request for 3 working days; please approve it.",
+        "Book it.\nAction: leave_request\nAction Input: sick from 2027-07-19 to 2027-07-19\n",
+        "Done.\nFinal Answer: Prepared; please approve it.",
+    ])
+    window = MainWindow(Settings(user="Pedro Alves", leave_requests=True), backend_factory=lambda s: backend,
+                        ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    wait_ready(qtbot, window)
+    store = RequestStore(data_dir() / "leave-requests.sqlite")
+    window.input.setPlainText("Book me 3 days off from 14 July")
+    window.send()
+    qtbot.waitUntil(lambda: not window.busy and window.leave_card.isVisible(), timeout=20000)
+    card = window.leave_text.text()
+    assert "not submitted yet" in card and "3 working days" in card and "2027-07-14, 2027-07-15, 2027-07-16" in card
+    assert "8 now" in card and "5 after" in card
+    assert store.list(None) == []  # shown, not stored
+    qtbot.mouseClick(window.leave_approve, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not window.leave_card.isVisible(), timeout=10000)
+    assert [(r["employee"], r["day_count"], r["status"]) for r in store.list()] == [("Pedro Alves", 3, "pending")]
+    qtbot.waitUntil(lambda: "Submitted: vacation leave 2027-07-14 to 2027-07-16" in window.transcript.toPlainText(),
+                    timeout=5000)
+    window.input.setPlainText("And a sick day on the 19th")
+    window.send()
+    qtbot.waitUntil(lambda: not window.busy and window.leave_card.isVisible(), timeout=20000)
+    qtbot.mouseClick(window.leave_reject, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not window.leave_card.isVisible(), timeout=10000)
+    assert len(store.list(None)) == 1  # the rejected one was never stored

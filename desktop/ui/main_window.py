@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QInputDialog,
+    QFrame,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -33,7 +34,8 @@ from PySide6.QtWidgets import (
 
 from engine.errors import HRAssistantError
 from engine.settings import Settings, config_dir, data_dir, save_settings
-from engine.steps import ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
+from engine.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
+                          PlanMade, ThoughtStep)
 
 from ..history import ChatStore
 from ..worker import EngineWorker, IndexWorker
@@ -64,6 +66,7 @@ class MainWindow(QMainWindow):
     request_reload_model = Signal()
     request_use_index = Signal(object)
     request_forget = Signal()
+    request_leave_decision = Signal(str, bool)
     request_reindex = Signal(object, bool)
 
     def __init__(self, settings: Settings, store: ChatStore | None = None, backend_factory=None,
@@ -165,6 +168,28 @@ class MainWindow(QMainWindow):
         self.regenerate_button.clicked.connect(self.regenerate)
         self.edit_button.clicked.connect(self.edit_last)
         c_l.addLayout(actions)
+        # A prepared leave request waits here for the person's decision: nothing is sent before Approve.
+        self.leave_card = QFrame()
+        self.leave_card.setObjectName("leaveCard")
+        self.leave_card.setFrameShape(QFrame.StyledPanel)
+        self.leave_card.setAccessibleName("Leave request awaiting your approval")
+        card_l = QVBoxLayout(self.leave_card)
+        self.leave_text = QLabel("")
+        self.leave_text.setWordWrap(True)
+        self.leave_text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        card_l.addWidget(self.leave_text)
+        card_buttons = QHBoxLayout()
+        self.leave_approve = QPushButton("Approve and submit")
+        self.leave_reject = QPushButton("Reject")
+        self.leave_approve.clicked.connect(lambda: self._decide_leave(True))
+        self.leave_reject.clicked.connect(lambda: self._decide_leave(False))
+        card_buttons.addWidget(self.leave_approve)
+        card_buttons.addWidget(self.leave_reject)
+        card_buttons.addStretch(1)
+        card_l.addLayout(card_buttons)
+        self.leave_card.hide()
+        self._leave_request: dict | None = None
+        c_l.addWidget(self.leave_card)
         bottom = QHBoxLayout()
         self.input = QPlainTextEdit()
         self.input.setPlaceholderText("Ask about leave, pay, policies… (Ctrl+Enter to send)")
@@ -250,6 +275,7 @@ class MainWindow(QMainWindow):
         self.request_reload_model.connect(self.worker.load_model)
         self.request_use_index.connect(self.worker.use_index)
         self.request_forget.connect(self.worker.forget_last_turn)
+        self.request_leave_decision.connect(self.worker.decide_leave)
         w = self.worker
         w.status.connect(self.statusBar().showMessage)
         w.data_ready.connect(self._on_data_ready)
@@ -264,6 +290,7 @@ class MainWindow(QMainWindow):
         w.search_done.connect(self._on_search_done)
         w.lookup_done.connect(self._on_lookup_done)
         w.failed.connect(self._on_failed)
+        w.leave_decided.connect(self._on_leave_decided)
         self.engine_thread.start()
 
         self.index_thread = QThread(self)
@@ -475,6 +502,12 @@ class MainWindow(QMainWindow):
             self._schedule_render()
         elif isinstance(step, ThoughtStep):
             QTreeWidgetItem(self.trace_tree, ["Thought", step.thought, ""])
+        elif isinstance(step, PlanMade):
+            item = QTreeWidgetItem(self.trace_tree, ["Plan", f"{len(step.steps)} tool calls, planned at once", ""])
+            for s in step.steps:
+                after = f" (after #{', #'.join(map(str, s['depends_on']))})" if s["depends_on"] else ""
+                QTreeWidgetItem(item, [f"#{s['id']}", f"{s['tool']}: {s['input']}{after}", ""])
+            item.setExpanded(True)
         elif isinstance(step, ActionStep):
             QTreeWidgetItem(self.trace_tree, ["Tool", f"{step.action}: {step.action_input}", ""])
         elif isinstance(step, ObservationStep):
@@ -614,7 +647,50 @@ class MainWindow(QMainWindow):
     def _open_source(self, item: QListWidgetItem) -> None:
         PassageDialog(item.data(Qt.UserRole), self).exec()
 
+    def _show_leave_request(self, request: dict) -> None:
+        """The exact request, with the balance after, and the only buttons that can submit it."""
+        self._leave_request = request
+        half = [w for w, on in (("half day at the start", request["half_start"]),
+                                ("half day at the end", request["half_end"])) if on]
+        days = ", ".join(request["days"])
+        skipped = f"<br>Not counted: {html.escape(', '.join(request['skipped']))}" if request["skipped"] else ""
+        self.leave_text.setText(
+            f"<b>Leave request — not submitted yet</b><br>{html.escape(request['leave_type'].capitalize())} leave for "
+            f"{html.escape(request['employee'])}<br>{request['start']} to {request['end']}: "
+            f"<b>{request['day_count']:g} working day{'s' if request['day_count'] != 1 else ''}</b> "
+            f"({html.escape(days)}{'; ' + ', '.join(half) if half else ''}){skipped}<br>"
+            f"{html.escape(request['balance_column'].replace('_', ' '))}: {request['balance_before']:g} now, "
+            f"<b>{request['balance_after']:g} after</b>")
+        self.leave_approve.setEnabled(True)
+        self.leave_reject.setEnabled(True)
+        self.leave_card.show()
+
+    def _decide_leave(self, approve: bool) -> None:
+        if self._leave_request is None:
+            return
+        self.leave_approve.setEnabled(False)
+        self.leave_reject.setEnabled(False)
+        self.request_leave_decision.emit(self._leave_request["id"], approve)
+
+    def _on_leave_decided(self, request: dict) -> None:
+        self._leave_request = None
+        self.leave_card.hide()
+        if request["status"] == "pending":
+            note = (f"Submitted: {request['leave_type']} leave {request['start']} to {request['end']} "
+                    f"({request['day_count']:g} days). HR will confirm it.")
+        else:
+            note = "Rejected: the leave request was discarded; nothing was submitted."
+        self.statusBar().showMessage(note)
+        message = {"role": "assistant", "content": note}
+        if self.conversation is not None:  # the decision is part of the chat, also after a restart
+            message["id"] = self.store.add(self.conversation, "assistant", note, {"leave_request": request})
+        self.messages.append(message)
+        self._schedule_render()
+
     def _show_data(self, data) -> None:
+        if isinstance(data, dict) and data.get("kind") == "leave_request":
+            self._show_leave_request(data)
+            return
         if isinstance(data, dict) and data.get("citations"):
             self._observation_data = [*self._observation_data, data]
             return

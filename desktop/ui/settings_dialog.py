@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -81,6 +83,22 @@ class SettingsDialog(QDialog):
             self.rows[name] = box
             form.addRow(m["description"].split(";")[0].split(".")[0], box)
 
+        self.mode = QComboBox()
+        labels = {"auto": "Plan questions with several parts (auto)", "plan": "Always plan first",
+                  "react": "One tool call at a time (ReAct)"}
+        for choice in meta["agent_mode"]["choices"]:
+            self.mode.addItem(labels.get(choice, choice), choice)
+        self.mode.setCurrentIndex(max(0, self.mode.findData(settings.agent_mode)))
+        self.mode.setToolTip(meta["agent_mode"]["description"])
+        self.mode.setAccessibleName("Agent mode")
+        self.rows["agent_mode"] = self.mode
+        form.addRow("How questions are worked", self.mode)
+        self.leave = QCheckBox("The assistant may prepare leave requests (each one is stored only after you approve it)")
+        self.leave.setChecked(settings.leave_requests)
+        self.leave.setAccessibleName("Leave requests")
+        self.rows["leave_requests"] = self.leave
+        form.addRow("Leave requests", self.leave)
+
         self.sources: dict[str, QLineEdit] = {}
         for name, label, folder in (("policies_path", "Policy folder", True),
                                     ("employees_path", "Employee file", False),
@@ -153,6 +171,8 @@ class SettingsDialog(QDialog):
         values = {name: box.value() for name, box in self.numbers.items()}
         values.update({name: edit.text().strip() for name, edit in self.sources.items()})
         values["model_path"] = self.model.text().strip()
+        values["agent_mode"] = self.mode.currentData()
+        values["leave_requests"] = self.leave.isChecked()
         return self.settings.replace(**values) if validate else Settings(**{**vars(self.settings), **values})
 
     def try_accept(self) -> None:

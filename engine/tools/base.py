@@ -68,6 +68,8 @@ class Tool(ABC):
 
     #: Name the model writes after ``Action:`` (lowercase, letters and underscores).
     name: str = ""
+    #: Whether the input grammar takes ``refs`` (a plan's ``#k``, the number step k returned).
+    accepts_refs: bool = False
 
     @abstractmethod
     def card(self, context: ToolContext) -> ToolCard:

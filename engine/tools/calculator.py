@@ -199,6 +199,7 @@ class CalculatorTool(Tool):
     """Exact arithmetic for the agent."""
 
     name = "calculator"
+    accepts_refs = True  # in a plan, "#1" may stand where a number goes (the number step 1 returned)
 
     def card(self, context: ToolContext) -> ToolCard:
         return ToolCard(
@@ -214,11 +215,15 @@ class CalculatorTool(Tool):
                 observation="round(36000 / 250 * 3, 2) = 432", answer="3 days of pay are 432."),
         )
 
-    def grammar_rules(self, root: str, json_string: bool = False) -> str:
+    def grammar_rules(self, root: str, json_string: bool = False, refs: int = 0) -> str:
+        """``refs``: how many earlier plan steps a ``#k`` may refer to (0: none)."""
         p = root  # arithmetic has no quotes: the same in a JSON string
+        # No leading zeros: "007" is not a Python number.
+        number = '("0" | [1-9] [0-9]{0,11}) ("." [0-9]{1,6})?'
+        if refs:
+            number = f'({number} | "#" [1-{min(refs, 9)}])'
         rules = [
-            # No leading zeros: "007" is not a Python number.
-            f'{p}-num ::= ("0" | [1-9] [0-9]{{0,11}}) ("." [0-9]{{1,6}})?',
+            f'{p}-num ::= {number}',
             f'{p}-op ::= " "? ("+" | "-" | "*" | "/" | "//" | "%" | "**") " "?',
             f'{p}-e0 ::= "-"? {p}-num ({p}-op "-"? {p}-num){{0,{GRAMMAR_TERMS - 1}}}',
         ]
