@@ -110,3 +110,28 @@ def test_readme_example_on_the_default_model(default, tools):
                 "Can I cash out unused vacation leave, and how much would I get for 10 days?")
     assert trace.complete and trace.ungrounded_numbers == []
     assert "policy_search" in used(trace)
+
+
+def test_plan_mode_answers_a_two_part_question_in_two_calls(default, tools):
+    """The whole plan at once, the lookup and the calculation with its reference, then the answer."""
+    agent = Agent(default, tools, build_context("Grace Mwangi", tools), mode="plan")
+    trace = agent.ask("What is my annual salary, and how much is that per month?")
+    assert trace.error is None and trace.plan is not None and not trace.plan_fallback
+    assert trace.llm_calls == 2 and "employee_data" in used(trace)
+    assert "58000" in trace.answer.replace(",", "") and "4833.33" in trace.answer.replace(",", "")
+    assert trace.ungrounded_numbers == []
+
+
+def test_a_leave_request_is_prepared_never_stored_by_the_model(default, tmp_path):
+    from engine.assistant import Sources, assemble_tools, build_data_tool, build_leave_tool, build_policy_index
+
+    settings = SETTINGS.replace(leave_requests=True)
+    data = build_data_tool(settings, Sources())
+    leave = build_leave_tool(settings, data)
+    tools = assemble_tools(build_policy_index(settings, Sources()), data, leave)
+    agent = Agent(default, tools, build_context("Pedro Alves", tools))
+    trace = agent.ask("Please book me vacation from 14 July 2027 to 16 July 2027.")
+    assert trace.error is None and "leave_request" in used(trace)
+    [request] = leave.desk.pending()
+    assert (request.start, request.end, request.day_count) == ("2027-07-14", "2027-07-16", 3)
+    assert leave.desk.store.list(None) == []  # prepared, shown, and not submitted
