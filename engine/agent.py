@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .errors import AccessDenied, Cancelled, HRAssistantError, ModelOutputError, SetupError
-from .grounding import (derivation, number_forms, shown_calculations, ungrounded_numbers, unsourced_numbers,
+from .grounding import (as_arithmetic, derivation, number_forms, shown_calculations, ungrounded_numbers, unsourced_numbers,
                         written_calculation)
 from .llm import Generation, ModelBackend
 from .steps import (
@@ -129,7 +129,7 @@ class Agent:
         # Everything that depends on the user comes last: the rest is one KV-cache prefix for all users.
         instructions = self.format.instructions(self.tools, self.context)
         examples = self.tools.examples(self.context) if self.format.name == "react" and len(self.tools) else ""
-        if self.mode != "react" and isinstance(self.format, ReActFormat) and len(self.tools):
+        if self._can_plan:
             instructions += "\n\n" + plan_instructions()
             examples = "\n\n".join(e for e in (examples, plan_example(self.tools, self.context)) if e)
         return SYSTEM_PROMPT.format(
@@ -425,12 +425,15 @@ class Agent:
             trace.seconds = round(time.perf_counter() - started, 4)
             yield ErrorStep(exc.message, exc.hint, type(exc).__name__)
 
+    @property
+    def _can_plan(self) -> bool:
+        """Plans are on (plan or combined mode) and can be written: in the ReAct text format, with tools."""
+        return self.mode != "react" and isinstance(self.format, ReActFormat) and len(self.tools) > 0
+
     def _plans(self, question: str) -> bool:
         """Whether this question starts with a plan (plan mode; in the combined mode, a question with
-        several parts). Plans are written in the ReAct text format only."""
-        if self.mode == "react" or not isinstance(self.format, ReActFormat) or not len(self.tools):
-            return False
-        return self.mode == "plan" or several_parts(question)
+        several parts)."""
+        return self._can_plan and (self.mode == "plan" or several_parts(question))
 
     def _run_tool(self, name: str, tool_input: str) -> tuple[ToolResult | None, BaseException | None]:
         """Run one tool; an error is returned, not raised (except a setup error, which ends the run)."""
@@ -524,36 +527,32 @@ class Agent:
         return head + new + tail if found else self.format.final_text(new)
 
     def _confirm(self, answer: str, sources: list[str], trace: Trace) -> list[str]:
-        """The calculator's observations for the calculations the answer shows with their right result
-        from sourced numbers ("78,000 / 260 = 300"): that result is then a tool result like any other."""
+        """The calculator's observations for the arithmetic an answer did itself from sourced numbers:
+        a calculation shown with its right result ("78,000 / 260 = 300"), or a figure worked out in
+        the head from two looked-up numbers (a sum of two salaries). Their results are then tool
+        results like any other, and the trace says which numbers and how."""
         if "calculator" not in self.tools.names:
             return []
         confirmed: list[str] = []
         for expression in shown_calculations(answer):
-            plain = re.sub(r"[$€£₱,]", "", expression).replace("×", "*").replace("÷", "/").replace(" x ", " * ")
-            if unsourced_numbers(plain, sources):
-                continue  # an operand nobody looked up: the grounding check reports it
-            try:
-                result = self.tools.get("calculator").run(plain, self.context)
-            except HRAssistantError:
-                continue
-            confirmed.append(result.text)
-            trace.steps.append(TraceStep("(The answer showed a calculation; the calculator confirmed it.)",
-                                         "calculator", plain, result.text, True))
-        # A figure worked out in the head from two looked-up numbers (a sum of two salaries): the
-        # calculator confirms which two and how, and the trace says so.
+            plain = as_arithmetic(expression)
+            if not unsourced_numbers(plain, sources):  # an operand nobody looked up: the grounding check reports it
+                confirmed += self._calculate(plain, "The answer showed a calculation", trace)
         for claim in ungrounded_numbers(answer, sources + confirmed, citations=_passages(sources)):
-            expression = derivation(claim, [s for s in sources + confirmed])
-            if expression is None:
-                continue
-            try:
-                result = self.tools.get("calculator").run(expression, self.context)
-            except HRAssistantError:
-                continue
-            confirmed.append(result.text)
-            trace.steps.append(TraceStep("(The answer worked out a figure; the calculator confirmed it.)",
-                                         "calculator", expression, result.text, True))
+            expression = derivation(claim, sources + confirmed)
+            if expression is not None:
+                confirmed += self._calculate(expression, "The answer worked out a figure", trace)
         return confirmed
+
+    def _calculate(self, expression: str, why: str, trace: Trace) -> list[str]:
+        """The calculator's observation of ``expression`` (recorded in the trace), or none if it fails."""
+        try:
+            result = self.tools.get("calculator").run(expression, self.context)
+        except HRAssistantError:
+            return []
+        trace.steps.append(TraceStep(f"({why}; the calculator confirmed it.)", "calculator", expression,
+                                     result.text, True))
+        return [result.text]
 
     def _work_out(self, answer: str, sources: list[str], trace: Trace) -> tuple[str, list[str]]:
         """``answer`` with each calculation it writes out followed by its result from the calculator
@@ -563,7 +562,7 @@ class Agent:
             expression = written_calculation(answer, sources + worked)
             if expression is None:
                 break
-            plain = re.sub(r"[$€£₱,]", "", expression).replace("×", "*").replace("÷", "/").replace(" x ", " * ")
+            plain = as_arithmetic(expression)
             try:
                 result = self.tools.get("calculator").run(f"round({plain}, 2)", self.context)
             except HRAssistantError:

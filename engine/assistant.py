@@ -132,7 +132,7 @@ def build_leave_tool(settings: Settings, data_tool, sources: Sources | None = No
     if not settings.leave_requests or data_tool is None or not leave_columns(data_tool.table):
         return None
     holidays = settings.holidays_path or str(employees_path(settings, sources).with_name("holidays.csv"))
-    desk = LeaveDesk(RequestStore(data_dir() / "leave-requests.sqlite"), data_tool.audit)
+    desk = LeaveDesk(RequestStore.default(), data_tool.audit)
     return LeaveRequestTool(data_tool, Calendar.load(holidays), desk)
 
 

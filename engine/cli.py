@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .errors import HRAssistantError, IdentityError, SettingsError, SetupError
-from .settings import Settings, data_dir, load_settings
+from .settings import Settings, load_settings
 from .steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                     PlanMade, ThoughtStep)
 
@@ -211,7 +211,7 @@ def cmd_requests(args: argparse.Namespace) -> int:
     if viewer is None or viewer.role != "hr":
         print("error: only HR can list leave requests.", file=sys.stderr)
         return EXIT_FAILED
-    store = RequestStore(data_dir() / "leave-requests.sqlite")
+    store = RequestStore.default()
     status = None if args.all else "pending"
     if args.csv:
         text = store.export_csv(status)

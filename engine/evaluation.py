@@ -143,7 +143,7 @@ def trace_links(trace: dict) -> list[tuple[str, str]]:
     steps = [s for s in trace["steps"] if s.get("action")]
     links: set[tuple[str, str]] = set()
     ids = {i + 1: step["tool"] for i, step in enumerate(trace.get("plan") or [])}
-    for i, step in enumerate(trace.get("plan") or []):
+    for step in trace.get("plan") or []:
         links |= {(ids[d], step["tool"]) for d in step["depends_on"] if d in ids}
     asked = set(numbers_in(trace["question"]))
     for i, step in enumerate(steps):

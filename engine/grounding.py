@@ -79,6 +79,11 @@ def written_calculation(answer: str, sources: list[str]) -> str | None:
     return None
 
 
+def as_arithmetic(expression: str) -> str:
+    """A calculation as an answer writes it (``$78,000 × 10``) as calculator input (``78000 * 10``)."""
+    return re.sub(r"[$€£₱,]", "", expression).replace("×", "*").replace("÷", "/").replace(" x ", " * ")
+
+
 def shown_calculations(answer: str) -> list[str]:
     """The calculations an answer shows with their right result (``78,000 / 260 = 300``): the
     engine has the calculator confirm them, so the result counts as sourced like any tool result."""
@@ -124,9 +129,8 @@ _RESULT = re.compile(r"\s*=\s*[$€£₱]?(\d[\d,]*(?:\.\d+)?)")
 def _checks_out(expression: str, stated: str) -> bool:
     from .tools.calculator import CalculatorError, evaluate  # late: the tools import this module
 
-    plain = re.sub(r"[$€£₱,]", "", expression).replace("×", "*").replace("÷", "/").replace(" x ", " * ")
     try:
-        value = evaluate(plain)
+        value = evaluate(as_arithmetic(expression))
     except CalculatorError:
         return False
     claim = normalise_number(stated)

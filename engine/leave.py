@@ -151,6 +151,13 @@ class RequestStore:
 
     _lock = threading.Lock()
 
+    @classmethod
+    def default(cls) -> "RequestStore":
+        """The store in the user data folder (``leave-requests.sqlite``)."""
+        from .settings import data_dir
+
+        return cls(data_dir() / "leave-requests.sqlite")
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         try:

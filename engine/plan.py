@@ -26,6 +26,7 @@ from typing import Callable, Iterator
 
 from .errors import ModelOutputError
 from .tools.base import ToolContext, ToolResult
+from .tools.calculator import format_number
 from .tools.registry import TEXT_CHAR, THOUGHT_MAX_CHARS, ToolRegistry, rule_name
 
 PLAN_MARKER = "Plan: "
@@ -154,10 +155,6 @@ def result_number(result: ToolResult) -> float | None:
     return float(value)
 
 
-def _plain(value: float) -> str:
-    return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(round(value, 6))
-
-
 def resolve(step: PlanStep, numbers: dict[int, float | None]) -> str:
     """The step's input with each ``#k`` replaced by step k's number."""
     def sub(m: re.Match) -> str:
@@ -165,7 +162,7 @@ def resolve(step: PlanStep, numbers: dict[int, float | None]) -> str:
         if value is None:
             raise ModelOutputError(f"Step {step.id} uses #{m.group(1)}, but step {m.group(1)} did not return "
                                    "one number.", hint="Look the number up on its own first.")
-        return _plain(value)
+        return format_number(value)
     return REFERENCE.sub(sub, step.input)
 
 

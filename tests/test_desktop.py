@@ -346,7 +346,6 @@ def test_an_unreachable_model_server_is_shown_and_the_window_keeps_working(qtbot
 
 def test_a_prepared_leave_request_is_stored_only_after_approve(qtbot):
     from engine.leave import RequestStore
-    from engine.settings import data_dir
 
     backend = ScriptedBackend([
         "Book it.\nAction: leave_request\nAction Input: vacation from 2027-07-14 to 2027-07-16\n",
@@ -359,7 +358,7 @@ def test_a_prepared_leave_request_is_stored_only_after_approve(qtbot):
     qtbot.addWidget(window)
     window.show()
     wait_ready(qtbot, window)
-    store = RequestStore(data_dir() / "leave-requests.sqlite")
+    store = RequestStore.default()
     window.input.setPlainText("Book me 3 days off from 14 July")
     window.send()
     qtbot.waitUntil(lambda: not window.busy and window.leave_card.isVisible(), timeout=20000)

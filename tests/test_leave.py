@@ -13,7 +13,7 @@ from engine.assistant import Sources, build_data_tool, build_leave_tool
 from engine.errors import AccessDenied, DataFileError, ToolInputError
 from engine.leave import Calendar, LeaveDesk, RequestStore, prepare
 from engine.scripted_backend import ScriptedBackend
-from engine.settings import Settings, data_dir
+from engine.settings import Settings
 from engine.tools.base import ToolContext
 from engine.tools.leave_request import LeaveRequestTool
 from engine.tools.registry import ToolRegistry
@@ -152,7 +152,7 @@ def test_cli_chat_asks_before_submitting(tool, capsys):
 def test_hr_lists_and_exports_pending_requests_employees_cannot(tool, tmp_path, capsys, monkeypatch):
     from engine.cli import main
 
-    store = RequestStore(data_dir() / "leave-requests.sqlite")
+    store = RequestStore.default()
     store.submit(prepare("Pedro Alves", "vacation", "v", 5, D(2027, 7, 14), D(2027, 7, 14), Calendar()))
     assert main(["requests", "--user", "Pedro Alves"]) == 1
     assert "only HR" in capsys.readouterr().err
