@@ -113,6 +113,11 @@ class ChatStore:
             self.db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation))
         return int(cur.lastrowid)
 
+    def update_trace(self, message_id: int, trace: dict | None) -> None:
+        """Replace a message's trace (a walk-through's progress is saved there after every step)."""
+        self.db.execute("UPDATE messages SET trace = ? WHERE id = ?",
+                        (json.dumps(trace) if trace else None, message_id))
+
     def delete_from(self, message_id: int) -> None:
         """Remove a message and everything after it (regenerate, edit and resend)."""
         row = self.db.execute("SELECT conversation FROM messages WHERE id = ?", (message_id,)).fetchone()

@@ -32,6 +32,7 @@ from .steps import (
     ModelCallStep,
     ObservationStep,
     PlanMade,
+    ProcedureOffered,
     Step,
     ThoughtStep,
     Trace,
@@ -109,10 +110,12 @@ class Agent:
         max_tokens: int = 700,
         turn_format: TurnFormat | None = None,
         mode: str = "react",
+        procedures=None,
     ) -> None:
         if mode not in MODES:
             raise SetupError(f"Unknown agent mode {mode!r}; use one of {', '.join(MODES)}.")
         self.mode = mode
+        self.procedures = procedures  # engine.procedures.ProcedureBook: "how do I …" walk-throughs
         self.backend = backend
         self.format = turn_format or ReActFormat()
         self.tools = tools
@@ -250,6 +253,10 @@ class Agent:
         withdrawn: list[str] = []  # the numbers of a withdrawn answer
         calc_retry = False  # an answer that wrote out a calculation was sent back to the calculator once
         try:
+            procedure = self.procedures.match(question) if self.procedures is not None else None
+            if procedure is not None:
+                yield from self._offer_procedure(procedure, question, trace, started)
+                return
             for step_no in range(self.max_steps + 2):
                 at_limit = step_no >= self.max_steps
                 if step_no > self.max_steps and not grounded_retry:
@@ -424,6 +431,22 @@ class Agent:
             trace.error = str(exc)
             trace.seconds = round(time.perf_counter() - started, 4)
             yield ErrorStep(exc.message, exc.hint, type(exc).__name__)
+
+    def _offer_procedure(self, procedure, question: str, trace: Trace, started: float) -> Iterator[Step]:
+        """A procedure question: check it applies (the user's own record, under the access rules) and
+        offer the walk-through. The steps are HR's words, so no model call is needed or wanted."""
+        from .procedures import Walkthrough, answer_text, check_applicability
+
+        applicability = check_applicability(procedure, self.tools.get("employee_data"), self.context)
+        walkthrough = None if applicability.verdict == "does_not_apply" else Walkthrough.start(procedure).to_dict()
+        answer = answer_text(procedure, applicability)
+        trace.procedure = {"id": procedure.id, "title": procedure.title, "source": procedure.source,
+                           "applicability": applicability.to_dict(), "walkthrough": walkthrough}
+        trace.steps.append(TraceStep(thought=f"This is the procedure '{procedure.title}' ({procedure.source}); "
+                                             f"applies: {applicability.verdict}. {applicability.summary()}".strip()))
+        yield ProcedureOffered(procedure.to_dict(), applicability.to_dict(), walkthrough)
+        self._finish(trace, question, [Segment(self.format.final_text(answer))], answer, True, started)
+        yield FinalAnswer(answer, True)
 
     @property
     def _can_plan(self) -> bool:

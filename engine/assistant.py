@@ -6,6 +6,7 @@ here, so they behave the same.
 
 from __future__ import annotations
 
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,8 @@ from .site import Site, load_site
 from .tools.base import ToolContext
 from .tools.calculator import CalculatorTool
 from .tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -203,7 +206,23 @@ def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext,
         # Not in the employee data: policies and the calculator only (the data tool would only refuse).
         tools = ToolRegistry([t for t in tools if t.name != "employee_data"])
     return Agent(backend, tools, context, max_steps=settings.max_steps, max_tokens=settings.max_answer_tokens,
-                 turn_format=choose_format(settings.turn_format, backend, tools, context), mode=settings.agent_mode)
+                 turn_format=choose_format(settings.turn_format, backend, tools, context), mode=settings.agent_mode,
+                 procedures=procedures_for(tools))
+
+
+def procedures_for(tools: ToolRegistry):
+    """The procedures written in the policy folder (None without policy search). A file that is not a
+    valid procedure is logged and left out; it is still indexed as an ordinary policy document."""
+    from .procedures import ProcedureBook
+
+    search = tools.get("policy_search")
+    root = getattr(getattr(search, "index", None), "root", None)
+    if root is None:
+        return None
+    book = ProcedureBook.load(root)
+    for problem in book.problems:
+        log.warning("procedure skipped: %s", problem)
+    return book
 
 
 def build_agent(backend: ModelBackend, settings: Settings, user: str, sources: Sources | None = None,

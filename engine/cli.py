@@ -181,6 +181,34 @@ def cmd_chat(args: argparse.Namespace) -> int:
             cancel.set()
             print("\n(stopped)")
         _decide_leave_requests(agent)
+        _walk_through(agent)
+
+
+def _walk_through(agent, answer=input) -> None:
+    """A procedure the assistant offered, one step at a time: Enter or n = done, s = skip, b = back,
+    c = cancel (Ctrl+D too)."""
+    from .procedures import Walkthrough
+
+    saved = ((agent.last_trace.procedure or {}).get("walkthrough") if agent.last_trace is not None else None)
+    if not saved:
+        return
+    walk = Walkthrough.from_dict(saved)
+    keys = {"": "next", "n": "next", "next": "next", "d": "next", "done": "next", "s": "skip", "skip": "skip",
+            "b": "back", "back": "back", "c": "cancel", "cancel": "cancel", "q": "cancel"}
+    print(f"\nLet's go through '{walk.title}' step by step.")
+    while walk.active:
+        print(f"\n{walk.progress()}: {walk.current}")
+        try:
+            reply = answer("[Enter] done, next · [s]kip · [b]ack · [c]ancel: ").strip().lower()
+        except EOFError:
+            reply = "c"
+        action = keys.get(reply)
+        if action is None:
+            print("Type n, s, b or c.")
+            continue
+        walk.apply(action)
+    print(f"\n{walk.progress()}." + (" You can ask me about any step." if walk.state == "finished" else ""))
+    agent.last_trace.procedure["walkthrough"] = walk.to_dict()
 
 
 def _decide_leave_requests(agent, answer=input) -> None:
@@ -230,6 +258,35 @@ def cmd_requests(args: argparse.Namespace) -> int:
         print(f"{r['id']}  {r['employee']}: {r['leave_type']} {r['start']} to {r['end']}, {r['day_count']:g} days "
               f"(balance after {r['balance_after']:g}) · approved {r['approved_at']} · {r['status']}")
     return EXIT_OK
+
+
+def cmd_procedures(args: argparse.Namespace) -> int:
+    """The procedures in the policy folder, whether each applies to the signed-in user, and the files
+    that could not be read as one (for HR writing them)."""
+    from .assistant import Sources, build_data_tool, context_for, policies_path, sign_in
+    from .procedures import ProcedureBook, check_applicability
+
+    settings = _settings(args)
+    sources = Sources(args.employees or "", args.policies or "")
+    book = ProcedureBook.load(policies_path(settings, sources))
+    data = build_data_tool(settings, sources)
+    identity = sign_in(data, args.user or "", remembered=settings.user)
+    from .tools.registry import ToolRegistry
+
+    context = context_for(identity, ToolRegistry([data]))
+    print(_who(identity))
+    if not book.procedures:
+        print("No procedures in the policy folder (a procedure is a Markdown file with 'procedure:' front matter).")
+    for procedure in book.procedures:
+        result = check_applicability(procedure, data, context)
+        print(f"\n{procedure.title}  ({procedure.source}, {len(procedure.steps)} steps)")
+        print(f"  for you: {result.verdict.replace('_', ' ')}" + (f" — {result.summary()}" if result.checks else ""))
+        if args.steps:
+            for i, step in enumerate(procedure.steps, start=1):
+                print(f"  {i}. {step.text}")
+    for problem in book.problems:
+        print(f"\nskipped: {problem}")
+    return EXIT_FAILED if book.problems else EXIT_OK
 
 
 def _who(identity) -> str:
@@ -808,6 +865,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="FILE", help="write them as CSV to FILE ('-' for standard output)")
     p.add_argument("--user", help="a persona (sample company only)")
     p.set_defaults(func=cmd_requests)
+
+    p = sub.add_parser("procedures", help="the step-by-step procedures in the policy folder, and whether each "
+                       "applies to you (HR: also the files that are not valid procedures)")
+    p.add_argument("--steps", action="store_true", help="list every step too")
+    p.add_argument("--user", help="check for this employee (sample company, kiosk, or HR's 'view as')")
+    p.add_argument("--employees", help="employee file (default: the configured one)")
+    p.add_argument("--policies", help="policy folder (default: the configured one)")
+    p.set_defaults(func=cmd_procedures)
 
     p = sub.add_parser("settings", help="show the settings and where they are stored")
     p.set_defaults(func=cmd_settings)

@@ -223,6 +223,10 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
         if conn.execute("SELECT to_regclass(%s)", (f"{database.get('schema', 'hr')}.employees",)).fetchone()[0]:
             before = {r for (r,) in conn.execute(sql.SQL("SELECT {} FROM {}.employees").format(
                 ident(ROLE_COL), schema)).fetchall()}
+        leave_table = f"{database.get('schema', 'hr')}.leave_requests"
+        if conn.execute("SELECT to_regclass(%s)", (leave_table,)).fetchone()[0]:
+            # Its insert policy reads the employee table: it goes first and comes back below.
+            run(sql.SQL("DROP POLICY IF EXISTS leave_insert ON {}.leave_requests").format(schema))
         run(sql.SQL("DROP VIEW IF EXISTS {}.directory").format(schema))
         run(sql.SQL("DROP TABLE IF EXISTS {}.employees").format(schema))
         run(sql.SQL("CREATE TABLE {}.employees ({}, {} text NOT NULL UNIQUE, {} text NOT NULL UNIQUE, {} text)").format(
@@ -265,6 +269,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
                     "policy_sha256) ON {}.audit TO {}, {}").format(schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
         run(sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}, {}").format(
             sql.Identifier(str(database.get("schema", "hr")), "audit_id_seq"), ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+        _leave_table(run, schema, ident(name_col or key_col))
         powerful = [r for (r,) in conn.execute("SELECT rolname FROM pg_roles WHERE (rolsuper OR rolbypassrls) "
                                                "AND rolname = ANY(%s)", (list(roles.values()),)).fetchall()]
         if powerful:
@@ -288,6 +293,95 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
     return {"employees": len(df), "roles": len(roles), "hr": len(hr_roles), "departed": departed,
             "directory_columns": public,
             "hr_only_columns": sorted(hr_only & set(cols))}
+
+
+LEAVE_INSERT_COLUMNS = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before",
+                        "balance_after", "days", "prepared_by", "prepared_at")
+
+
+def _leave_table(run, schema, name_col) -> None:
+    """Approved leave requests (site mode). Kept across reloads. Who approved it (``db_user``), when
+    and the status are the database's own values; an employee inserts requests only for their own
+    row and reads only their own; HR reads all and alone may change the status."""
+    from psycopg import sql
+
+    ident = sql.Identifier
+    run(sql.SQL("CREATE TABLE IF NOT EXISTS {}.leave_requests (id text PRIMARY KEY, employee text NOT NULL, "
+                "leave_type text NOT NULL, start date NOT NULL, \"end\" date NOT NULL, day_count numeric NOT NULL, "
+                "balance_before numeric, balance_after numeric, days text NOT NULL, prepared_by text, "
+                "prepared_at text, approved_at timestamptz NOT NULL DEFAULT now(), "
+                "status text NOT NULL DEFAULT 'pending', db_user text NOT NULL DEFAULT session_user)").format(schema))
+    run(sql.SQL("ALTER TABLE {}.leave_requests ENABLE ROW LEVEL SECURITY").format(schema))
+    for name in ("leave_insert", "leave_read", "leave_hr_update"):
+        run(sql.SQL("DROP POLICY IF EXISTS {} ON {}.leave_requests").format(ident(name), schema))
+    hr = sql.SQL("pg_has_role(session_user, {}, 'MEMBER')").format(sql.Literal(HR_GROUP))
+    run(sql.SQL("CREATE POLICY leave_insert ON {s}.leave_requests FOR INSERT WITH CHECK (db_user = session_user "
+                "AND status = 'pending' AND ({hr} OR employee = (SELECT {name} FROM {s}.employees "
+                "WHERE {role} = session_user)))").format(s=schema, hr=hr, name=name_col, role=ident(ROLE_COL)))
+    run(sql.SQL("CREATE POLICY leave_read ON {}.leave_requests FOR SELECT USING (db_user = session_user OR {})"
+                ).format(schema, hr))
+    run(sql.SQL("CREATE POLICY leave_hr_update ON {}.leave_requests FOR UPDATE USING ({})").format(schema, hr))
+    run(sql.SQL("REVOKE ALL ON {}.leave_requests FROM PUBLIC").format(schema))
+    run(sql.SQL("GRANT SELECT, INSERT ({}) ON {}.leave_requests TO {}, {}").format(
+        sql.SQL(", ").join(ident(c) for c in LEAVE_INSERT_COLUMNS), schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+    run(sql.SQL("GRANT UPDATE (status) ON {}.leave_requests TO {}").format(schema, ident(HR_GROUP)))
+
+
+class DatabaseRequestStore:
+    """Approved leave requests in the site database (``<schema>.leave_requests``); the same methods
+    as :class:`engine.leave.RequestStore`, with the database deciding who may write and read what."""
+
+    def __init__(self, database: dict[str, Any], user: str) -> None:
+        self.database = database
+        self.user = user
+        self.path = f"postgresql ({database.get('dsn', '')}) {database.get('schema', 'hr')}.leave_requests"
+
+    def submit(self, request) -> None:
+        from psycopg import sql
+
+        from .errors import AccessDenied
+
+        psycopg = _psycopg()
+        insert = sql.SQL("INSERT INTO {}.leave_requests ({}) VALUES ({})").format(
+            _schema(self.database), sql.SQL(", ").join(sql.Identifier(c) for c in LEAVE_INSERT_COLUMNS),
+            sql.SQL(", ").join(sql.Placeholder() * len(LEAVE_INSERT_COLUMNS)))
+        values = (request.id, request.employee, request.leave_type, request.start, request.end, request.day_count,
+                  request.balance_before, request.balance_after, " ".join(request.days), request.prepared_by,
+                  request.prepared_at)
+        with connect(self.database, self.user) as conn:
+            try:
+                conn.execute(insert, values)
+            except psycopg.errors.InsufficientPrivilege:
+                raise AccessDenied(f"The database refused to store a leave request for {request.employee} "
+                                   f"from the role '{self.user}'.") from None
+            except psycopg.Error as exc:
+                raise DataFileError(f"The leave request could not be stored: {str(exc).strip().splitlines()[0]}.",
+                                    hint="Nothing was submitted. Ask IT to run 'hr-assistant admin init-db'.") from None
+        request.status = "pending"
+
+    def list(self, status: str | None = "pending") -> list[dict]:
+        from psycopg import sql
+
+        psycopg = _psycopg()
+        query = sql.SQL("SELECT id, employee, leave_type, start::text, \"end\"::text, day_count::float8, "
+                        "balance_before::float8, balance_after::float8, days, prepared_by, prepared_at, "
+                        "to_char(approved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), status, db_user "
+                        "FROM {}.leave_requests" + (" WHERE status = %s" if status else "")
+                        + " ORDER BY approved_at, id").format(_schema(self.database))
+        names = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before", "balance_after",
+                 "days", "prepared_by", "prepared_at", "approved_at", "status", "db_user")
+        with connect(self.database, self.user) as conn:
+            try:
+                rows = conn.execute(query, (status,) if status else None).fetchall()
+            except psycopg.Error as exc:
+                raise DataFileError(f"The leave requests cannot be read: {str(exc).strip().splitlines()[0]}.",
+                                    hint="Ask IT to run 'hr-assistant admin init-db'.") from None
+        return [dict(zip(names, row)) for row in rows]
+
+    def export_csv(self, status: str | None = "pending") -> str:
+        from .leave import requests_csv
+
+        return requests_csv(self.list(status))
 
 
 def _text_rows(path: Path, columns: list[str]) -> list[list[str | None]]:

@@ -152,10 +152,18 @@ class RequestStore:
     _lock = threading.Lock()
 
     @classmethod
-    def default(cls) -> "RequestStore":
-        """The store in the user data folder (``leave-requests.sqlite``)."""
+    def default(cls, site=None):
+        """Where approved requests go: the site database in site mode (its ``leave_requests`` table,
+        as the OS account's role), else ``leave-requests.sqlite`` in the user data folder."""
         from .settings import data_dir
+        from .site import load_site
 
+        site = site if site is not None else load_site()
+        if site.database:
+            from .database import DatabaseRequestStore, role_name
+            from .identity import os_account
+
+            return DatabaseRequestStore(site.database, role_name(os_account()))
         return cls(data_dir() / "leave-requests.sqlite")
 
     def __init__(self, path: str | Path) -> None:
@@ -191,13 +199,18 @@ class RequestStore:
             return [dict(r) for r in db.execute(sql, (status,) if status else ())]
 
     def export_csv(self, status: str | None = "pending") -> str:
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=STORE_COLUMNS, extrasaction="ignore", lineterminator="\n")
-        writer.writeheader()
-        for row in self.list(status):
-            # A cell that starts like a formula is written as text, so a spreadsheet never runs it.
-            writer.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in row.items()})
-        return out.getvalue()
+        return requests_csv(self.list(status))
+
+
+def requests_csv(rows: list[dict]) -> str:
+    """Stored requests as CSV for HR's spreadsheet."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=STORE_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        # A cell that starts like a formula is written as text, so a spreadsheet never runs it.
+        writer.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in row.items()})
+    return out.getvalue()
 
 
 class LeaveDesk:

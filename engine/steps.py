@@ -66,6 +66,18 @@ class PlanMade(Step):
 
 
 @dataclass
+class ProcedureOffered(Step):
+    """The question asks how to do something HR wrote a procedure for: the procedure (its steps),
+    whether it applies to the user (checked against their own record) and, unless it does not,
+    the walk-through to start (dict of :class:`engine.procedures.Walkthrough`). No model call."""
+
+    procedure: dict[str, Any]
+    applicability: dict[str, Any]
+    walkthrough: dict[str, Any] | None = None
+    kind = "procedure"
+
+
+@dataclass
 class ActionStep(Step):
     action: str
     action_input: str
@@ -138,6 +150,7 @@ class Trace:
     ungrounded_numbers: list[str] = field(default_factory=list)  # numbers of the answer with no source
     plan: list[dict[str, Any]] | None = None  # the plan's steps, when the question was planned
     plan_fallback: bool = False  # a planned step failed and the ReAct loop took over
+    procedure: dict[str, Any] | None = None  # a recognised procedure: its id, title, applicability, walk-through
     per_call: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:

@@ -233,3 +233,66 @@ def test_loading_one_schema_leaves_another_schemas_people_alone(server, tmp_path
         assert report["departed"] == []
         assert conn.execute("SELECT rolcanlogin, pg_has_role('praman', 'hr_staff', 'MEMBER') FROM pg_roles "
                             "WHERE rolname = 'praman'").fetchone() == (True, True)
+
+
+def test_site_mode_leave_requests_are_kept_by_the_database_under_its_own_rules(loaded, monkeypatch):
+    import datetime as dt
+
+    from engine.database import DatabaseRequestStore
+    from engine.leave import Calendar, prepare
+
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    day = dt.date(2027, 7, 14)
+
+    def request(who, account):
+        return prepare(who, "sick", "sick_days_remaining", 4, day, day, Calendar(), account=account)
+
+    lwei = DatabaseRequestStore(loaded["tcp"], "lwei")
+    own = request("Li Wei", "lwei")
+    lwei.submit(own)
+    assert own.status == "pending"
+    # a request for someone else from an employee's role: the database refuses it, whatever the app did
+    with pytest.raises(AccessDenied, match="refused"):
+        lwei.submit(request("Tom Berg", "lwei"))
+    rows = lwei.list()
+    assert [(r["employee"], r["db_user"], r["status"], r["start"]) for r in rows] == [
+        ("Li Wei", "lwei", "pending", "2027-07-14")]
+    assert DatabaseRequestStore(loaded["tcp"], "tberg").list(None) == []  # nobody else's requests
+    with connect(loaded["tcp"], "lwei") as conn:
+        for statement in ("UPDATE hr.leave_requests SET status = 'approved'", "DELETE FROM hr.leave_requests",
+                          "INSERT INTO hr.leave_requests (id, employee, leave_type, start, \"end\", day_count, days, "
+                          "db_user) VALUES ('x', 'Li Wei', 'sick', '2027-01-04', '2027-01-04', 1, '2027-01-04', "
+                          "'praman')"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+    hr = DatabaseRequestStore(loaded["tcp"], "praman")
+    hr.submit(request("Tom Berg", "praman"))  # HR may file for others
+    assert {r["employee"] for r in hr.list()} == {"Li Wei", "Tom Berg"}
+    assert "Li Wei" in hr.export_csv() and "Tom Berg" in hr.export_csv()
+    # IT reloads the employees: the requests stay, and the rules come back with the new table
+    with connect(loaded["socket"], "postgres") as conn:
+        init_db(conn, loaded["csv"], loaded["socket"], AccessPolicy(hr_only_columns=["notes"]))
+    assert len(hr.list()) == 2
+    with pytest.raises(AccessDenied):
+        lwei.submit(request("Sara Kim", "lwei"))
+
+
+def test_site_mode_approval_stores_the_request_in_the_database(loaded, site_file):
+    from engine.assistant import build_leave_tool, context_for
+    from engine.settings import Settings
+    from engine.tools.registry import ToolRegistry
+
+    site_file(f'[database]\ndsn = "{loaded["socket"]["dsn"]}"\n')
+    data = build_data_tool(load_settings())
+    tool = build_leave_tool(Settings(leave_requests=True), data)
+    context = context_for(sign_in(data), ToolRegistry([data]))
+    context.today = TODAY
+    result = tool.run("sick from 2027-08-02 to 2027-08-03", context)
+    assert result.data["day_count"] == 2
+    with connect(loaded["socket"], "postgres") as conn:
+        count = "SELECT count(*) FROM hr.leave_requests WHERE employee = 'Ana Cruz'"
+        assert conn.execute(count).fetchone()[0] == 0  # prepared only: nothing stored
+        tool.desk.decide(result.data["id"], True, context)
+        row = conn.execute("SELECT db_user, day_count, status FROM hr.leave_requests WHERE employee = 'Ana Cruz'"
+                           ).fetchone()
+    assert row[0] == ME and float(row[1]) == 2 and row[2] == "pending"

@@ -377,3 +377,31 @@ def test_a_prepared_leave_request_is_stored_only_after_approve(qtbot):
     qtbot.mouseClick(window.leave_reject, Qt.LeftButton)
     qtbot.waitUntil(lambda: not window.leave_card.isVisible(), timeout=10000)
     assert len(store.list(None)) == 1  # the rejected one was never stored
+
+
+def test_a_procedure_is_walked_through_in_a_card_and_resumes_after_a_restart(qtbot, tmp_path):
+    path = tmp_path / "chats.sqlite"
+    window = make_window(qtbot, ScriptedBackend([]), store=ChatStore(path))  # no model call is needed
+    wait_ready(qtbot, window)
+    window.send("How do I apply for parental leave?")
+    qtbot.waitUntil(lambda: not window.busy and window.procedure_card.isVisible(), timeout=20000)
+    card = window.procedure_card
+    assert card.progress.text() == "Step 1 of 6" and "line manager" in card.step.text()
+    assert "It applies to you" in window.transcript.toPlainText() and not card.back_button.isEnabled()
+    qtbot.mouseClick(card.next_button, Qt.LeftButton)
+    qtbot.mouseClick(card.skip_button, Qt.LeftButton)
+    qtbot.mouseClick(card.back_button, Qt.LeftButton)
+    assert card.progress.text() == "Step 2 of 6" and "certificate" in card.step.text()
+    conversation = window.conversation
+    window.close()
+    # a restart: a new window over the same chat file resumes where the user left off
+    again = make_window(qtbot, ScriptedBackend([]), store=ChatStore(path))
+    wait_ready(qtbot, again)
+    again.open_chat(conversation)
+    assert again.procedure_card.isVisible() and again.procedure_card.progress.text() == "Step 2 of 6"
+    qtbot.mouseClick(again.procedure_card.cancel_button, Qt.LeftButton)
+    assert not again.procedure_card.isVisible()
+    qtbot.waitUntil(lambda: "Cancelled at step 2 of 6" in again.transcript.toPlainText(), timeout=5000)
+    assert ChatStore(path).messages(conversation)[-1].content == "Apply for parental leave: Cancelled at step 2 of 6."
+    again.open_chat(conversation)
+    assert not again.procedure_card.isVisible()  # a cancelled walk-through stays closed

@@ -72,7 +72,7 @@ def bundle(tmp_path_factory) -> Path:
 def test_bundle_self_check_passes_offline(bundle, tiny_model_path, tmp_path):
     exe = bundle / ("hr-assistant.exe" if sys.platform == "win32" else "hr-assistant")
     text = _run_self_check([str(exe)], tmp_path, tiny_model_path)
-    assert "65 passages from 6 files" in text  # the bundled sample company, indexed by the bundled model
+    assert "68 passages from 8 files" in text  # the bundled sample company, indexed by the bundled model
 
 
 def test_bundle_contents(bundle):
@@ -133,6 +133,7 @@ def test_offline_install_from_wheelhouse(tmp_path, tiny_model_path):
     # Run from the new environment only, away from the checkout: nothing may come from here.
     text = _run_self_check([str(venv / "bin" / "hr-assistant")], tmp_path, tiny_model_path)
     assert str(ROOT) not in text
+    assert "68 passages from 8 files" in text  # the sample policies and their procedures were installed
 
 
 def test_wheelhouse_verify_catches_damage(tmp_path):

@@ -136,10 +136,10 @@ def test_incremental_reindex_persistence_and_healing(embedder, tmp_path):
     shutil.copytree(SAMPLE, docs)
     store = tmp_path / "store"
     first = PolicyIndex(docs, embedder, store=store).update()
-    assert len(first.added) == 6 and first.embedded_chunks == first.chunks
+    assert len(first.added) == 8 and first.embedded_chunks == first.chunks
 
     again = PolicyIndex(docs, embedder, store=store).update()  # a restart: loads, embeds nothing
-    assert again.embedded_chunks == 0 and not again.rebuilt_reason and len(again.unchanged) == 6
+    assert again.embedded_chunks == 0 and not again.rebuilt_reason and len(again.unchanged) == 8
 
     leave = docs / "leave-policy.md"
     leave.write_text(leave.read_text() + "\n## 6. Pet Leave\nEmployees get 1 day when adopting a pet.\n")

@@ -135,3 +135,17 @@ def test_a_leave_request_is_prepared_never_stored_by_the_model(default, tmp_path
     [request] = leave.desk.pending()
     assert (request.start, request.end, request.day_count) == ("2027-07-14", "2027-07-16", 3)
     assert leave.desk.store.list(None) == []  # prepared, shown, and not submitted
+
+
+def test_a_procedure_is_offered_then_the_model_answers_about_its_steps(default, tools):
+    """The walk-through needs no model call; a follow-up about a step is the model's, with the
+    procedure in the conversation (and in the index)."""
+    from engine.assistant import make_agent
+
+    agent = make_agent(default, tools, build_context("Pedro Alves", tools), SETTINGS)
+    first = agent.ask("How do I apply for parental leave?")
+    assert first.llm_calls == 0 and first.procedure["walkthrough"]["position"] == 0
+    assert first.procedure["applicability"]["verdict"] == "applies"
+    follow = agent.ask("How many weeks before the leave must I submit the form?")
+    assert follow.error is None and follow.llm_calls >= 1
+    assert "8" in numbers_in(follow.answer) or "eight" in follow.answer.lower(), follow.answer

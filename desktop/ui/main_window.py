@@ -35,12 +35,14 @@ from PySide6.QtWidgets import (
 from engine.errors import HRAssistantError
 from engine.settings import Settings, config_dir, data_dir, save_settings
 from engine.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
-                          PlanMade, ThoughtStep)
+                          PlanMade, ProcedureOffered, ThoughtStep)
+from engine.procedures import Walkthrough
 
 from ..history import ChatStore
 from ..worker import EngineWorker, IndexWorker
 from .documents_dialog import DocumentsDialog
 from .settings_dialog import SettingsDialog
+from .procedure_card import ProcedureCard
 from .widgets import BarChart, PassageDialog, SignInDialog
 
 FIRST_RUN_TEXT = """### No chat model yet
@@ -190,6 +192,11 @@ class MainWindow(QMainWindow):
         self.leave_card.hide()
         self._leave_request: dict | None = None
         c_l.addWidget(self.leave_card)
+        # A procedure HR wrote, walked through one step at a time; its progress is saved with the chat.
+        self.procedure_card = ProcedureCard()
+        self.procedure_card.changed.connect(self._on_procedure_changed)
+        self._procedure_msg: dict | None = None
+        c_l.addWidget(self.procedure_card)
         bottom = QHBoxLayout()
         self.input = QPlainTextEdit()
         self.input.setPlaceholderText("Ask about leave, pay, policies… (Ctrl+Enter to send)")
@@ -390,6 +397,7 @@ class MainWindow(QMainWindow):
             return
         self.conversation = None
         self.messages = []
+        self.procedure_card.clear()
         self.render()
         self.trace_tree.clear()
         self.sources.clear()
@@ -404,6 +412,7 @@ class MainWindow(QMainWindow):
         self.render()
         last = next((m for m in reversed(self.messages) if m["role"] == "assistant"), None)
         self._show_trace(last["trace"] if last else None)
+        self._resume_procedure()
         self._update_actions()
 
     def _chat_menu(self, pos) -> None:
@@ -508,6 +517,14 @@ class MainWindow(QMainWindow):
                 after = f" (after #{', #'.join(map(str, s['depends_on']))})" if s["depends_on"] else ""
                 QTreeWidgetItem(item, [f"#{s['id']}", f"{s['tool']}: {s['input']}{after}", ""])
             item.setExpanded(True)
+        elif isinstance(step, ProcedureOffered):
+            verdict = step.applicability["verdict"].replace("_", " ")
+            item = QTreeWidgetItem(self.trace_tree, ["Procedure", f"{step.procedure['title']}: {verdict}", ""])
+            for check in step.applicability["checks"]:
+                mark = {True: "✓", False: "✗", None: "?"}[check["ok"]]
+                QTreeWidgetItem(item, [mark, f"{check['label'] or check['condition']} "
+                                             f"{check['value'] or check['reason']}".strip(), ""])
+            item.setExpanded(True)
         elif isinstance(step, ActionStep):
             QTreeWidgetItem(self.trace_tree, ["Tool", f"{step.action}: {step.action_input}", ""])
         elif isinstance(step, ObservationStep):
@@ -532,10 +549,14 @@ class MainWindow(QMainWindow):
         record = {"answer_complete": trace.complete, "steps": [vars(s) for s in trace.steps],
                   "citations": citations, "llm_calls": trace.llm_calls, "seconds": trace.seconds,
                   "error": trace.error, "ungrounded": trace.ungrounded_numbers}
+        if trace.procedure:
+            record["procedure"] = trace.procedure
         msg.pop("streaming", None)
         msg["trace"] = record
         if msg["content"]:
             msg["id"] = self.store.add(self.conversation, "assistant", msg["content"], record)
+        if trace.procedure and trace.procedure.get("walkthrough"):
+            self._show_procedure(msg)
         self._show_sources(citations)
         self._set_busy(False)
         self.render()
@@ -573,6 +594,9 @@ class MainWindow(QMainWindow):
         if self.messages[i]["id"] is not None:
             self.store.delete_from(self.messages[i]["id"])
         del self.messages[i:]
+        if self._procedure_msg is not None and not any(m is self._procedure_msg for m in self.messages):
+            self._procedure_msg = None
+            self.procedure_card.clear()
         self.request_forget.emit()
         self.render()
         return question
@@ -684,6 +708,48 @@ class MainWindow(QMainWindow):
         message = {"role": "assistant", "content": note}
         if self.conversation is not None:  # the decision is part of the chat, also after a restart
             message["id"] = self.store.add(self.conversation, "assistant", note, {"leave_request": request})
+        self.messages.append(message)
+        self._schedule_render()
+
+    # -- procedures ------------------------------------------------------------------------------
+    def _show_procedure(self, msg: dict) -> bool:
+        """Show the walk-through saved in ``msg``'s trace; False if it is over or unreadable."""
+        saved = ((msg.get("trace") or {}).get("procedure") or {}).get("walkthrough")
+        try:
+            walk = Walkthrough.from_dict(saved) if saved else None
+        except (TypeError, ValueError):
+            walk = None  # a damaged saved state: the answer text still lists the steps
+        if walk is None or not walk.active:
+            return False
+        self._procedure_msg = msg
+        self.procedure_card.show_walkthrough(walk)
+        return True
+
+    def _resume_procedure(self) -> None:
+        """Reopening a chat (or the app) brings back a walk-through that was left half way."""
+        self._procedure_msg = None
+        self.procedure_card.clear()
+        for msg in reversed(self.messages):
+            if msg["role"] == "assistant" and (msg.get("trace") or {}).get("procedure"):
+                self._show_procedure(msg)
+                return
+
+    def _on_procedure_changed(self, walk: Walkthrough) -> None:
+        msg = self._procedure_msg
+        if msg is None:
+            return
+        msg["trace"]["procedure"]["walkthrough"] = walk.to_dict()
+        if msg.get("id") is not None:
+            self.store.update_trace(msg["id"], msg["trace"])
+        if walk.active:
+            return
+        self._procedure_msg = None
+        skipped = [str(i) for i, mark in enumerate(walk.marks, start=1) if mark == "skipped"]
+        note = f"{walk.title}: {walk.progress()}." + (f" Skipped: step {', '.join(skipped)}." if skipped else "")
+        self.statusBar().showMessage(note)
+        message = {"role": "assistant", "content": note, "trace": None}
+        if self.conversation is not None:
+            message["id"] = self.store.add(self.conversation, "assistant", note, {"walkthrough_end": walk.to_dict()})
         self.messages.append(message)
         self._schedule_render()
 
