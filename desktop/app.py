@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
-import time
 
-log = logging.getLogger("hr_assistant.startup")
-
-
-def seconds_since_start() -> float:
-    """Seconds since this process was created (includes interpreter start and imports)."""
-    try:
-        import psutil
-
-        return time.time() - psutil.Process().create_time()
-    except Exception:  # pragma: no cover - psutil is a dependency; never let a log line fail start-up
-        return float("nan")
+from .startup_clock import log, seconds_since_start
 
 
 def apply_theme(app) -> None:

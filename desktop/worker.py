@@ -64,7 +64,7 @@ class EngineWorker(QObject):
         self.load_data()
         self.load_policies()
         self.load_model()
-        from .app import log, seconds_since_start
+        from .startup_clock import log, seconds_since_start
 
         log.info("engine ready after %.2f s (model loaded: %s)", seconds_since_start(), self.backend is not None)
 

@@ -405,3 +405,28 @@ def test_a_procedure_is_walked_through_in_a_card_and_resumes_after_a_restart(qtb
     assert ChatStore(path).messages(conversation)[-1].content == "Apply for parental leave: Cancelled at step 2 of 6."
     again.open_chat(conversation)
     assert not again.procedure_card.isVisible()  # a cancelled walk-through stays closed
+
+
+def test_the_answer_card_shows_live_progress_then_how_i_got_this(qtbot):
+    import time
+
+    backend = ScriptedBackend(list(SCRIPT), token_delay=0.02)
+    window = make_window(qtbot, backend)
+    wait_ready(qtbot, window)
+    t0 = time.monotonic()
+    window.send("Can I cash out unused vacation leave, and how much would I get for 10 days?")
+    # at once (well within 200 ms), before the model wrote anything: the card says it is working
+    assert "Working on it" in window.transcript.toPlainText() and time.monotonic() - t0 < 0.2
+    qtbot.waitUntil(lambda: "Searching the policies: “encashment of annual leave”" in window.transcript.toPlainText(),
+                    timeout=20000)
+    qtbot.waitUntil(lambda: "Calculating round(46000 ÷ 260 × 10, 2)" in window.transcript.toPlainText(), timeout=20000)
+    text = window.transcript.toPlainText()
+    assert "✓ Searching the policies" in text and "✓ Looking up the employee data" in text
+    qtbot.waitUntil(lambda: not window.busy, timeout=20000)
+    text = window.transcript.toPlainText()
+    assert "Working on it" not in text and "Searching the policies" not in text  # collapsed
+    assert "How I got this · 3 tool steps · 4 model calls" in text
+    window.side_tabs.setCurrentIndex(1)
+    window.trace_tree.clear()
+    window._on_link(QUrl("trace:1"))
+    assert window.side_tabs.currentWidget() is window.trace_tree and window.trace_tree.topLevelItemCount() > 3

@@ -144,6 +144,46 @@ def test_engine_never_imports_qt():
     assert not any(isinstance(n, ast.ImportFrom) and (n.module or "").startswith("desktop") for n in top_level)
 
 
+def _module_imports(package: str) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports (at any depth of the file, lazy ones too)."""
+    graph: dict[str, set[str]] = {}
+    for path in (ROOT / package).rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        is_package = path.name == "__init__.py"
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name.split(".")[0] == package}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = name.split(".")[: len(name.split(".")) - node.level + (1 if is_package else 0)]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                if module.split(".")[0] == package:
+                    found.add(module)
+        graph[name] = found
+    return graph
+
+
+def test_the_desktop_imports_flow_one_way():
+    """ui -> worker -> engine: no module of desktop/ imports one that (directly or not) imports it back,
+    and nothing below the app imports the app."""
+    graph = _module_imports("desktop")
+
+    def reaches(start: str, goal: str, seen=None) -> bool:
+        seen = seen if seen is not None else set()
+        for nxt in graph.get(start, ()):
+            if nxt == goal or (nxt not in seen and (seen.add(nxt) or reaches(nxt, goal, seen))):
+                return True
+        return False
+
+    cycles = sorted(m for m in graph if reaches(m, m))
+    assert cycles == [], cycles
+    assert not any("desktop.app" in graph[m] for m in graph if m != "desktop.__main__")
+    assert not any(m.startswith("desktop.ui") for m in graph["desktop.worker"])  # the worker knows no window
+
+
 def test_engine_imports_without_qt_installed():
     """Importing the engine (CLI included) loads no Qt module."""
     import subprocess

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QThread, QTimer, Signal
@@ -56,6 +57,20 @@ llama.cpp that runs on this computer (1–5 GB; nothing is sent anywhere).
 
 Meanwhile you can **search the policies** (box at the top) and look up **My record**.
 """
+
+
+def describe_action(action: str, tool_input: str) -> str:
+    """A tool call as the person reads it in the answer card."""
+    text = " ".join(tool_input.split())
+    if action == "policy_search":
+        return f"Searching the policies: “{text[:80]}”"
+    if action == "employee_data":
+        return "Looking up the employee data"
+    if action == "calculator":
+        return "Calculating " + text.replace("*", "×").replace("/", "÷")[:80]
+    if action == "leave_request":
+        return "Preparing the leave request"
+    return f"Using {action}"
 
 
 class MainWindow(QMainWindow):
@@ -193,6 +208,9 @@ class MainWindow(QMainWindow):
         self._leave_request: dict | None = None
         c_l.addWidget(self.leave_card)
         # A procedure HR wrote, walked through one step at a time; its progress is saved with the chat.
+        self._clock = QTimer(self)
+        self._clock.setInterval(500)
+        self._clock.timeout.connect(self._schedule_render)
         self.procedure_card = ProcedureCard()
         self.procedure_card.changed.connect(self._on_procedure_changed)
         self._procedure_msg: dict | None = None
@@ -470,7 +488,8 @@ class MainWindow(QMainWindow):
             self.reload_chats()
         msg_id = self.store.add(self.conversation, "user", question)
         self.messages.append({"id": msg_id, "role": "user", "content": question, "trace": None})
-        self.messages.append({"id": None, "role": "assistant", "content": "", "trace": None, "streaming": True})
+        self.messages.append({"id": None, "role": "assistant", "content": "", "trace": None, "streaming": True,
+                              "progress": [], "started": time.monotonic()})
         self.input.clear()
         self.trace_tree.clear()
         self.sources.clear()
@@ -487,6 +506,11 @@ class MainWindow(QMainWindow):
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
+        # While an answer is on its way the card's clock ticks, so a long step never looks frozen.
+        if busy:
+            self._clock.start()
+        else:
+            self._clock.stop()
         self.send_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
         self.new_chat_button.setEnabled(not busy)
@@ -500,7 +524,29 @@ class MainWindow(QMainWindow):
     def _current(self) -> dict:
         return self.messages[-1]
 
+    def _progress(self, text: str, done: bool | None = None) -> None:
+        msg = self._current()
+        if msg.get("streaming"):
+            msg.setdefault("progress", []).append({"text": text, "done": done})
+            self._schedule_render()
+
+    def _progress_done(self, ok: bool, seconds: float) -> None:
+        progress = self._current().get("progress") or []
+        if progress and progress[-1]["done"] is None:
+            progress[-1].update(done=ok, seconds=round(seconds, 1))
+            self._schedule_render()
+
     def _on_step(self, step) -> None:
+        if isinstance(step, ActionStep):
+            self._progress(describe_action(step.action, step.action_input))
+        elif isinstance(step, ObservationStep):
+            self._progress_done(step.ok, step.seconds)
+        elif isinstance(step, PlanMade):
+            self._progress(f"Planned {len(step.steps)} tool calls at once", True)
+        elif isinstance(step, ProcedureOffered):
+            self._progress(f"Checked “{step.procedure['title']}” against your record", True)
+        elif isinstance(step, AnswerRetracted):
+            self._progress("Rewriting the answer: a number in it had no source", True)
         if isinstance(step, AnswerToken):
             self._current()["content"] += step.text
             self._schedule_render()
@@ -548,10 +594,12 @@ class MainWindow(QMainWindow):
         citations = self._citations()
         record = {"answer_complete": trace.complete, "steps": [vars(s) for s in trace.steps],
                   "citations": citations, "llm_calls": trace.llm_calls, "seconds": trace.seconds,
-                  "error": trace.error, "ungrounded": trace.ungrounded_numbers}
+                  "error": trace.error, "ungrounded": trace.ungrounded_numbers,
+                  "progress": msg.get("progress") or []}
         if trace.procedure:
             record["procedure"] = trace.procedure
         msg.pop("streaming", None)
+        msg.pop("started", None)
         msg["trace"] = record
         if msg["content"]:
             msg["id"] = self.store.add(self.conversation, "assistant", msg["content"], record)
@@ -625,7 +673,9 @@ class MainWindow(QMainWindow):
         parts = []
         for i, m in enumerate(self.messages):
             who = "You" if m["role"] == "user" else "HR assistant"
-            content = m["content"] or ("…" if m.get("streaming") else "")
+            content = m["content"]
+            if m.get("streaming"):
+                content = self._live_progress(m) + (f"\n\n{content}" if content else "")
             ungrounded = (m.get("trace") or {}).get("ungrounded") or []
             if ungrounded:
                 content += ("\n\n⚠ *Check these numbers — no looked-up data or policy contains them: "
@@ -635,10 +685,29 @@ class MainWindow(QMainWindow):
                 links = " · ".join(f"[[{c['n']}] {c['source']} › {c['section'].split(' › ')[-1]}](cite:{i}:{k})"
                                    for k, c in enumerate(citations))
                 content += f"\n\n*Sources:* {links}"
+            trace = m.get("trace") or {}
+            if not m.get("streaming") and trace.get("steps"):
+                tools = sum(1 for s in trace["steps"] if s.get("action"))
+                content += (f"\n\n[How I got this](trace:{i}) · {tools} tool step{'s' if tools != 1 else ''} · "
+                            f"{trace.get('llm_calls', 0)} model call{'s' if trace.get('llm_calls') != 1 else ''} · "
+                            f"{trace.get('seconds') or 0:.1f} s")
             parts.append(f"**{who}**\n\n{content}")
         self.transcript.setMarkdown("\n\n---\n\n".join(parts) if parts else "*Ask a question to start.*")
         bar = self.transcript.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+    @staticmethod
+    def _live_progress(msg: dict) -> str:
+        """What the assistant is doing, step by step, with the time so far (Markdown)."""
+        elapsed = time.monotonic() - msg.get("started", time.monotonic())
+        lines = []
+        for p in msg.get("progress") or []:
+            mark = {True: "✓", False: "✗", None: "…"}[p["done"]]
+            took = f" ({p['seconds']:.1f} s)" if p.get("seconds") else ""
+            lines.append(f"- {mark} {p['text']}{took}")
+        if not msg["content"] and not any(p["done"] is None for p in msg.get("progress") or []):
+            lines.append("- … Thinking" if not lines else "- … Thinking about the results")
+        return f"*Working on it — {elapsed:.0f} s*\n\n" + "\n".join(lines)
 
     def _show_trace(self, record: dict | None) -> None:
         self.trace_tree.clear()
@@ -664,6 +733,11 @@ class MainWindow(QMainWindow):
             self.side_tabs.setCurrentWidget(self.sources)
 
     def _on_link(self, url) -> None:
+        if url.scheme() == "trace":
+            # "How I got this": that answer's own trace, also for earlier turns of a reopened chat.
+            self._show_trace(self.messages[int(url.path())].get("trace"))
+            self.side_tabs.setCurrentWidget(self.trace_tree)
+            return
         if url.scheme() == "cite":
             msg, k = (int(x) for x in url.path().split(":"))
             PassageDialog(self.messages[msg]["trace"]["citations"][k], self).exec()
