@@ -35,8 +35,19 @@ def apply_theme(app) -> None:
 
 
 def run(argv: list[str] | None = None) -> int:
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
+    from .platform_check import import_problem, qt_platform_problem
+
+    # Qt aborts the process with its own words when its platform plugin cannot load: look first.
+    problem = qt_platform_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    try:
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QApplication
+    except ImportError as exc:
+        print(import_problem(exc), file=sys.stderr)
+        return 2
 
     from engine.settings import load_settings
 
