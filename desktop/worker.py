@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 class EngineWorker(QObject):
     # -> window
     status = Signal(str)
+    job = Signal(str, str)  # "data" | "policies" | "model", and what it is doing now (for the status bar)
     data_ready = Signal(object)  # dict: user, role, name, employees (list of names)
     data_failed = Signal(str, str)
     policies_ready = Signal(object)  # IndexReport
@@ -62,8 +63,12 @@ class EngineWorker(QObject):
         self.settings, self.user = settings, user
         self.agent = None
         self.load_data()
+        # The model loads beside the policy index (each its own job): neither waits for the other.
+        loader = threading.Thread(target=self._load_backend, name="model-load", daemon=True)
+        loader.start()
         self.load_policies()
-        self.load_model()
+        loader.join()
+        self._prepare_model()
         from .startup_clock import log, seconds_since_start
 
         log.info("engine ready after %.2f s (model loaded: %s)", seconds_since_start(), self.backend is not None)
@@ -81,7 +86,7 @@ class EngineWorker(QObject):
         from engine.assistant import build_data_tool, build_leave_tool, sign_in
         from engine.errors import IdentityError
 
-        self.status.emit("Loading employee data…")
+        self.job.emit("data", "Employee data: loading…")
         try:
             self.data_tool = build_data_tool(self.settings)
             self.leave_tool = build_leave_tool(self.settings, self.data_tool)
@@ -101,7 +106,9 @@ class EngineWorker(QObject):
                 "user": identity.name, "role": viewer.role if viewer else "", "found": viewer is not None,
                 "account": identity.account, "how": identity.how, "view_as": identity.view_as,
                 "can_choose": identity.can_choose, "notice": identity.notice, "demo": self.data_tool.demo})
+            self.job.emit("data", f"Employee data: {len(table.df)} people")
         except HRAssistantError as exc:
+            self.job.emit("data", "Employee data: not available")
             self.data_tool = None
             self.leave_tool = None
             self.identity = None
@@ -117,7 +124,7 @@ class EngineWorker(QObject):
     def load_policies(self) -> None:
         from engine.assistant import build_policy_index
 
-        self.status.emit("Loading the policy index…")
+        self.job.emit("policies", "Policies: loading…")
         try:
             shown = [""]
 
@@ -127,18 +134,47 @@ class EngineWorker(QObject):
                 if stage != "checking" and text != shown[0]:
                     shown[0] = text
                     self.status.emit(text)
+                    self.job.emit("policies", f"Policies: {stage} {done} of {total}…")
 
             self.policy_index = build_policy_index(self.settings, progress=progress)
             self.policies_ready.emit(self.policy_index.last_report)
+            report = self.policy_index.last_report
+            files = len(report.added) + len(report.changed) + len(report.unchanged)
+            self.job.emit("policies", f"Policies: {report.chunks} passages from {files} files")
         except HRAssistantError as exc:
+            self.job.emit("policies", "Policies: not available")
             self.policy_index = None
             self.policies_failed.emit(exc.message, exc.hint)
 
     @Slot()
     def load_model(self) -> None:
+        """(Re)load the chat model and prepare it (after a change of model in Settings)."""
+        self._load_backend()
+        self._prepare_model()
+
+    def _prepare_model(self) -> None:
+        if self.backend is None:
+            return
+        self.warm_up()
+        info = getattr(self.backend, "info", None)
+        name = info.summary().get("name") if info is not None else getattr(self.backend, "name", "")
+        self.job.emit("model", f"Model: ready — {name}" if name else "Model: ready")
+
+    def _load_backend(self) -> None:
+        """Load the model (on the start-up's loader thread, or the worker's); report it by signals."""
+        try:
+            self._load_backend_or_fail()
+        except Exception as exc:  # a thread of its own: nothing may escape unseen
+            traceback.print_exc()
+            self.backend = None
+            self.job.emit("model", "Model: failed to load")
+            self.model_failed.emit(f"The model could not be loaded ({type(exc).__name__}: {exc}).",
+                                   "Choose another model file in Settings.")
+
+    def _load_backend_or_fail(self) -> None:
         from engine.models import no_model_message, resolve_model_path
 
-        self.status.emit("Loading the chat model…")
+        self.job.emit("model", "Model: loading…")
         if self.backend is not None and hasattr(self.backend, "close"):
             self.backend.close()
         self.backend = None
@@ -160,26 +196,28 @@ class EngineWorker(QObject):
                     if percent != shown[0]:
                         shown[0] = percent
                         self.status.emit(f"Setting up the model {what} (first start only): {percent} %")
+                        self.job.emit("model", f"Model: setting up, {percent} %")
 
                 try:
                     path = resolve_model_path(None, self.settings, progress)
                 except SetupError as exc:
                     if not self.settings.model_path:
+                        self.job.emit("model", "No chat model")
                         self.model_missing.emit(no_model_message())
                         return
                     raise exc
                 self.backend = LlamaBackend(path, self.settings)
         except HRAssistantError as exc:
+            self.job.emit("model", "Model: failed to load")
             self.model_failed.emit(exc.message, exc.hint)
             return
         except MemoryError:
+            self.job.emit("model", "Model: failed to load")
             self.model_failed.emit("The model does not fit into memory.",
                                    "Lower the context size in Settings or choose a smaller model.")
             return
         info = getattr(self.backend, "info", None)
         self.model_ready.emit(info.summary() if info is not None else {"name": getattr(self.backend, "name", "model")})
-        self.warm_up()
-        self.status.emit("Ready")
 
     def warm_up(self) -> None:
         """Evaluate the system prompt now, while the user reads the window, so the first
@@ -188,7 +226,7 @@ class EngineWorker(QObject):
 
         if self.backend is None:
             return
-        self.status.emit("Preparing the model…")
+        self.job.emit("model", "Model: preparing (reading the instructions once)…")
         try:
             tools = assemble_tools(self.policy_index, self.data_tool, self.leave_tool)
             make_agent(self.backend, tools, self._context(tools), self.settings).warm_up()

@@ -481,3 +481,24 @@ def test_the_app_names_the_packages_instead_of_qts_abort(tmp_path):
         assert all(lib in run.stderr for lib in missing)
     else:  # the plugin loads; Qt itself then fails to reach :99, with its own message
         assert "sudo apt-get install" not in run.stderr
+
+
+def test_each_background_job_reports_its_own_state_and_none_waits_for_the_model(qtbot):
+    import threading
+
+    release = threading.Event()
+
+    def slow_model(settings):
+        release.wait(30)  # a model that takes long to load (a 1.5B model on a busy laptop)
+        return ScriptedBackend(["Hi.\nFinal Answer: Hello!"])
+
+    window = MainWindow(Settings(user="Pedro Alves"), backend_factory=slow_model, ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    # the data and the policy index are ready while the model is still loading
+    qtbot.waitUntil(lambda: window.policy_status.text().startswith("Policies: 68 passages"), timeout=60000)
+    assert window.data_status.text() == "Employee data: 42 people"
+    assert window.model_status.text() == "Model: loading…" and not window.model_loaded
+    release.set()
+    qtbot.waitUntil(lambda: window.model_status.text().startswith("Model: ready"), timeout=30000)
+    assert window.model_loaded

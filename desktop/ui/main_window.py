@@ -258,9 +258,14 @@ class MainWindow(QMainWindow):
         splitter.addWidget(self.side_tabs)
         splitter.setSizes([230, 620, 350])
 
-        self.model_status = QLabel("Starting…")
-        self.model_status.setAccessibleName("Model status")
-        self.statusBar().addPermanentWidget(self.model_status)
+        # One label per background job, each saying what that job is doing now (none waits for another).
+        self.data_status = QLabel("Employee data: waiting…")
+        self.policy_status = QLabel("Policies: waiting…")
+        self.model_status = QLabel("Model: waiting…")
+        for label, name in ((self.data_status, "Employee data status"), (self.policy_status, "Policy index status"),
+                            (self.model_status, "Model status")):
+            label.setAccessibleName(name)
+            self.statusBar().addPermanentWidget(label)
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -303,6 +308,7 @@ class MainWindow(QMainWindow):
         self.request_leave_decision.connect(self.worker.decide_leave)
         w = self.worker
         w.status.connect(self.statusBar().showMessage)
+        w.job.connect(self._on_job)
         w.data_ready.connect(self._on_data_ready)
         w.data_failed.connect(lambda m, h: self._problem("The employee data cannot be used", m, h))
         w.policies_ready.connect(self._on_policies_ready)
@@ -862,24 +868,26 @@ class MainWindow(QMainWindow):
         self.side_tabs.setCurrentIndex(2)
 
     # -- model and settings ---------------------------------------------------------------------------
+    def _on_job(self, job: str, text: str) -> None:
+        label = {"data": self.data_status, "policies": self.policy_status, "model": self.model_status}.get(job)
+        if label is not None:
+            label.setText(text)
+
     def _on_model_ready(self, info: dict) -> None:
         self.model_loaded = True
         self.first_run.hide()
         self.choose_model_button.hide()
-        self.model_status.setText(f"Model: {info.get('name', 'ready')}")
 
     def _on_model_missing(self, message: str) -> None:
         self.model_loaded = False
         self.first_run.show()
         self.choose_model_button.show()
-        self.model_status.setText("No chat model")
         self.statusBar().showMessage(message, 15000)
 
     def _on_model_failed(self, message: str, hint: str) -> None:
         self.model_loaded = False
         self.first_run.show()
         self.choose_model_button.show()
-        self.model_status.setText("Model failed to load")
         self._problem("The chat model cannot be loaded", message, hint)
 
     def _problem(self, title: str, message: str, hint: str) -> None:
