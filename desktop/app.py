@@ -8,30 +8,33 @@ import sys
 from .startup_clock import log, seconds_since_start
 
 
-def apply_theme(app) -> None:
-    """Fusion style with a light or dark palette that follows the system colour scheme."""
+def apply_theme(app, dark: bool | None = None) -> None:
+    """Fusion style with a light or dark palette: ``dark`` forces one (screenshots, tests); by
+    default it follows the system colour scheme, also when that changes."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QColor, QPalette
 
     app.setStyle("Fusion")
 
     def update(*_):
-        scheme = app.styleHints().colorScheme()
-        if scheme == Qt.ColorScheme.Dark:
+        use_dark = dark if dark is not None else app.styleHints().colorScheme() == Qt.ColorScheme.Dark
+        if use_dark:
             p = QPalette()
             for role, color in ((QPalette.Window, "#202124"), (QPalette.WindowText, "#e8eaed"),
                                 (QPalette.Base, "#171717"), (QPalette.AlternateBase, "#26282b"),
                                 (QPalette.Text, "#e8eaed"), (QPalette.Button, "#2d2f31"),
                                 (QPalette.ButtonText, "#e8eaed"), (QPalette.Highlight, "#4f8cc9"),
                                 (QPalette.HighlightedText, "#ffffff"), (QPalette.ToolTipBase, "#2d2f31"),
-                                (QPalette.ToolTipText, "#e8eaed"), (QPalette.PlaceholderText, "#9aa0a6")):
+                                (QPalette.ToolTipText, "#e8eaed"), (QPalette.PlaceholderText, "#9aa0a6"),
+                                (QPalette.Link, "#8ab4f8")):
                 p.setColor(role, QColor(color))
             app.setPalette(p)
         else:
             app.setPalette(app.style().standardPalette())
 
     update()
-    app.styleHints().colorSchemeChanged.connect(update)
+    if dark is None:
+        app.styleHints().colorSchemeChanged.connect(update)
 
 
 def run(argv: list[str] | None = None) -> int:

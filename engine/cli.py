@@ -162,9 +162,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
           "Type a question; /new starts a new chat; Ctrl+D quits.")
     if agent.identity.notice:
         print(agent.identity.notice)
+    pending = None  # a question typed during a walk-through
     while True:
         try:
-            question = input("\nYou: ").strip()
+            question, pending = (pending or input("\nYou: ")).strip(), None
         except EOFError:
             print()
             return EXIT_OK
@@ -181,34 +182,39 @@ def cmd_chat(args: argparse.Namespace) -> int:
             cancel.set()
             print("\n(stopped)")
         _decide_leave_requests(agent)
-        _walk_through(agent)
+        pending = _walk_through(agent)
 
 
-def _walk_through(agent, answer=input) -> None:
+def _walk_through(agent, answer=input) -> str | None:
     """A procedure the assistant offered, one step at a time: Enter or n = done, s = skip, b = back,
-    c = cancel (Ctrl+D too)."""
+    c = cancel (Ctrl+D too). A question typed instead leaves the walk-through and is returned, to be
+    asked next (nothing typed is lost)."""
     from .procedures import Walkthrough
 
     saved = ((agent.last_trace.procedure or {}).get("walkthrough") if agent.last_trace is not None else None)
     if not saved:
-        return
+        return None
     walk = Walkthrough.from_dict(saved)
+    question = None
     keys = {"": "next", "n": "next", "next": "next", "d": "next", "done": "next", "s": "skip", "skip": "skip",
             "b": "back", "back": "back", "c": "cancel", "cancel": "cancel", "q": "cancel"}
     print(f"\nLet's go through '{walk.title}' step by step.")
     while walk.active:
         print(f"\n{walk.progress()}: {walk.current}")
         try:
-            reply = answer("[Enter] done, next · [s]kip · [b]ack · [c]ancel: ").strip().lower()
+            reply = answer("[Enter] done, next · [s]kip · [b]ack · [c]ancel (or ask a question): ").strip()
         except EOFError:
             reply = "c"
-        action = keys.get(reply)
+        action = keys.get(reply.strip().lower())
+        if action is None and len(reply.split()) > 1:
+            question, action = reply, "cancel"  # a question, not a key: the walk-through gives way
         if action is None:
             print("Type n, s, b or c.")
             continue
         walk.apply(action)
     print(f"\n{walk.progress()}." + (" You can ask me about any step." if walk.state == "finished" else ""))
     agent.last_trace.procedure["walkthrough"] = walk.to_dict()
+    return question
 
 
 def _decide_leave_requests(agent, answer=input) -> None:

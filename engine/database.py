@@ -220,10 +220,11 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
         # Who this schema's last load gave a role: only they can have left (other schemas' people,
         # and roles the DBA granted the groups to, are not ours to touch).
         before: set[str] = set()
-        if conn.execute("SELECT to_regclass(%s)", (f"{database.get('schema', 'hr')}.employees",)).fetchone()[0]:
+        employees_table = sql.SQL("{}.{}").format(schema, ident("employees")).as_string(conn)
+        if conn.execute("SELECT to_regclass(%s)", (employees_table,)).fetchone()[0]:
             before = {r for (r,) in conn.execute(sql.SQL("SELECT {} FROM {}.employees").format(
                 ident(ROLE_COL), schema)).fetchall()}
-        leave_table = f"{database.get('schema', 'hr')}.leave_requests"
+        leave_table = sql.SQL("{}.{}").format(schema, ident("leave_requests")).as_string(conn)
         if conn.execute("SELECT to_regclass(%s)", (leave_table,)).fetchone()[0]:
             # Its insert policy reads the employee table: it goes first and comes back below.
             run(sql.SQL("DROP POLICY IF EXISTS leave_insert ON {}.leave_requests").format(schema))
@@ -310,7 +311,14 @@ def _leave_table(run, schema, name_col) -> None:
                 "leave_type text NOT NULL, start date NOT NULL, \"end\" date NOT NULL, day_count numeric NOT NULL, "
                 "balance_before numeric, balance_after numeric, days text NOT NULL, prepared_by text, "
                 "prepared_at text, approved_at timestamptz NOT NULL DEFAULT now(), "
-                "status text NOT NULL DEFAULT 'pending', db_user text NOT NULL DEFAULT session_user)").format(schema))
+                "status text NOT NULL DEFAULT 'pending', db_user text NOT NULL DEFAULT session_user, "
+                # What the app worked out is checked again here: a role that writes directly cannot
+                # store a backwards range, a non-positive count, more days than the range, or a
+                # balance that does not add up.
+                "CHECK (\"end\" >= start AND \"end\" - start < 92), "
+                "CHECK (day_count > 0 AND day_count <= \"end\" - start + 1), "
+                "CHECK (balance_after IS NULL OR balance_before IS NULL OR balance_after = balance_before - day_count))"
+                ).format(schema))
     run(sql.SQL("ALTER TABLE {}.leave_requests ENABLE ROW LEVEL SECURITY").format(schema))
     for name in ("leave_insert", "leave_read", "leave_hr_update"):
         run(sql.SQL("DROP POLICY IF EXISTS {} ON {}.leave_requests").format(ident(name), schema))

@@ -143,7 +143,7 @@ def prepare(employee: str, leave_type: str, balance_column: str, balance: float,
 
 
 STORE_COLUMNS = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before", "balance_after",
-                 "days", "prepared_by", "prepared_at", "approved_at", "status")
+                 "days", "prepared_by", "prepared_at", "approved_at", "status", "db_user")  # db_user: site mode
 
 
 class RequestStore:

@@ -44,13 +44,18 @@ _STEP = re.compile(r"^\s{0,3}(\d{1,2})[.)]\s+(\S.*)$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _KEYS = ("procedure", "applies_to", "keywords", "contact")
 MAX_STEPS = 30
-# A question asks how to do something, not what the rule is ("how many days…" is a policy question).
+# A question asks how to *do* the procedure's act ("how do I apply for…", "walk me through…"),
+# not what a rule says or pays ("how many weeks of parental leave…", "how would I be paid…"):
+# those go to the model, which searches the policies.
+_ACT = (r"(apply|request|submit|file|claim|start|begin|book|arrange|set\s+up|ask\s+for|sign\s+up|register"
+        r"|notify|report|go\s+about)")
 INTENT = re.compile(
-    r"\b(how\s+(do|can|should|would|will|shall)\s+(i|we)\b|how\s+to\b|what\s+(are|is)\s+the\s+(steps?|process|procedure)"
-    r"|what\s+do\s+i\s+(need\s+to\s+)?do\b|steps?\s+(to|for)\b|(process|procedure)\s+(to|for|of)\b|walk\s+me\s+through"
-    r"|guide\s+me\b|help\s+me\s+(apply|request|start|file|claim|submit|take)"
-    r"|i\s*(want|need|would\s+like|'d\s+like)\s+to\s+(apply|request|start|file|claim|submit|take|go\s+on)"
-    r"|(can|may)\s+i\s+(apply|request|claim|take|go\s+on))", re.I)
+    rf"\b(how\s+(do|can|should|shall)\s+(i|we)\s+(go\s+about\s+)?{_ACT}|how\s+to\s+{_ACT}"
+    rf"|what\s+(are|is)\s+the\s+(steps?|process|procedure)\b|\b(steps?|process|procedure)\s+(to|for)\b"
+    rf"|walk\s+me\s+through|guide\s+me\b|help\s+me\s+{_ACT}"
+    rf"|i\s*(want|need|would\s+like|'d\s+like)\s+to\s+{_ACT}|(can|may)\s+i\s+{_ACT})", re.I)
+NOT_A_PROCEDURE = re.compile(r"\bhow\s+(many|much|long|often)\b|\bpa(y|id)\b|\bcalculat|\bcost|\bsalary\b"
+                             r"|\bbalance\b|\b(left|remaining)\b|\bhow\s+(would|will)\s+i\s+be\b", re.I)
 # Words of a title that name the act, not the subject: they do not identify a procedure.
 _GENERIC = {"apply", "applying", "application", "request", "requesting", "submit", "how", "procedure", "process",
             "steps", "step", "guide", "start", "starting", "take", "taking", "claim", "claiming", "file", "filing"}
@@ -106,9 +111,9 @@ class Condition:
 def _value(raw: str, where: str, text: str) -> Any:
     raw = raw.strip()
     if raw.startswith("[") and raw.endswith("]"):
-        items = [item.strip() for item in raw[1:-1].split(",") if item.strip()]
+        items = [item.strip() for item in _split_list(raw[1:-1]) if item.strip()]
         return [_value(item, where, text) for item in items]
-    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'" and raw[0] not in raw[1:-1]:
         return raw[1:-1]
     if _NUMBER.match(raw):
         number = float(raw)
@@ -170,6 +175,9 @@ def _front_matter(lines: list[str], where: str) -> tuple[dict[str, Any], int]:
             raise DataFileError(f"{where}, line {number}: cannot read {line.strip()!r} in the front matter.",
                                 hint="Write 'key: value', or 'key:' followed by '- item' lines.")
         current, value = pair[1].lower(), pair[2].strip()
+        if current in data:
+            # A second "applies_to:" would silently replace the first list: refuse it.
+            raise DataFileError(f"{where}, line {number}: '{current}' is given twice in the front matter.")
         if value.startswith("[") and value.endswith("]"):
             data[current] = [v.strip() for v in _split_list(value[1:-1]) if v.strip()]
         elif value:
@@ -213,7 +221,7 @@ def parse_procedure(text: str, source: str) -> Procedure | None:
     if not title or isinstance(meta["procedure"], list):
         raise DataFileError(f"{source}: 'procedure' needs a title.", hint="procedure: Apply for parental leave")
     conditions = [Condition.parse(c, source) for c in _as_list(meta.get("applies_to"))]
-    keywords = [k for raw in _as_list(meta.get("keywords")) for k in _split_list(raw) if k.strip()]
+    keywords = [k.strip().strip("\"'") for raw in _as_list(meta.get("keywords")) for k in raw.split(",") if k.strip()]
     steps: list[ProcedureStep] = []
     intro: list[str] = []
     in_step = blank = False
@@ -250,10 +258,16 @@ def _as_list(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
-def _tokens(text: str) -> set[str]:
+def _tokens(text: str) -> list[str]:
     from .policy.index import tokenize
 
-    return set(tokenize(text))
+    return tokenize(text)
+
+
+def _contains(words: list[str], phrase: list[str]) -> bool:
+    """``phrase`` occurs in ``words`` as adjacent words, in order ("partner leave", not "partner … leave")."""
+    n = len(phrase)
+    return n > 0 and any(words[i:i + n] == phrase for i in range(len(words) - n + 1))
 
 
 class ProcedureBook:
@@ -268,7 +282,7 @@ class ProcedureBook:
 
     @classmethod
     def load(cls, root: str | Path) -> "ProcedureBook":
-        """Read every Markdown/text policy file under ``root`` that starts with front matter."""
+        """Read every Markdown policy file under ``root`` that starts with front matter."""
         from .policy.loaders import decode_text, policy_files
 
         root = Path(root).expanduser()
@@ -278,15 +292,14 @@ class ProcedureBook:
         except DataFileError as exc:
             return cls([], [exc.message])
         for path in files:
-            if path.suffix.lower() not in (".md", ".markdown", ".txt"):
+            if path.suffix.lower() not in (".md", ".markdown"):
                 continue
             source = path.name if root.is_file() else path.relative_to(root).as_posix()
             try:
-                with open(path, "rb") as fh:
-                    head = fh.read(4)
-                if not head.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+                text = decode_text(path.read_bytes()).lstrip("\ufeff")
+                if not text.startswith("---"):
                     continue  # no front matter: an ordinary policy document
-                procedure = parse_procedure(decode_text(path.read_bytes()), source)
+                procedure = parse_procedure(text, source)
             except DataFileError as exc:
                 problems.append(exc.message)
                 continue
@@ -302,15 +315,19 @@ class ProcedureBook:
 
     def match(self, question: str) -> Procedure | None:
         """The procedure a "how do I …" question is about, or None (then it is an ordinary question)."""
-        if not self.procedures or not INTENT.search(question):
+        if not self.procedures or not INTENT.search(question) or NOT_A_PROCEDURE.search(question):
             return None
+        from .plan import several_parts
+
+        if question.count("?") > 1 or several_parts(question):
+            return None  # a question with another part is the model's: the walk-through would drop it
         words = _tokens(question)
         best: tuple[int, int] = (0, 0)
         chosen = None
         for procedure in self.procedures:
             phrases = procedure.keywords or [" ".join(w for w in re.findall(r"[A-Za-z0-9']+", procedure.title)
                                                       if w.lower() not in _GENERIC)]
-            hits = [len(t) for t in (_tokens(p) for p in phrases) if t and t <= words]
+            hits = [len(t) for t in (_tokens(p) for p in phrases) if _contains(words, t)]
             score = (max(hits, default=0), len(hits))
             if score > best:
                 best, chosen = score, procedure
@@ -346,8 +363,11 @@ class Applicability:
 
 
 def _months_between(start: _dt.date, end: _dt.date) -> int:
+    """Whole calendar months from ``start`` to ``end``: from 31 August, a month is complete on the
+    last day of a shorter month (28 February), as dateutil's relativedelta counts."""
     months = (end.year - start.year) * 12 + end.month - start.month
-    return months - (1 if end.day < start.day else 0)
+    last_day = (end + _dt.timedelta(days=1)).day == 1
+    return months - (1 if end.day < start.day and not last_day else 0)
 
 
 def _column_for(table, name: str) -> tuple[str | None, str]:
@@ -407,15 +427,16 @@ def check_applicability(procedure: Procedure, data_tool, context, today: _dt.dat
                 checks.append(_unchecked(condition, str(raw), f"'{column}' is not a date"))
                 continue
             value: Any = {"tenure_months": _months_between(raw, today),
-                          "tenure_years": round(_months_between(raw, today) / 12, 1),
+                          "tenure_years": _months_between(raw, today) / 12,  # compared unrounded
                           "tenure_days": (today - raw).days}[derive]
             unit = derive.split("_")[1]
-            shown = f"{value:g} {unit} ({column} {raw.isoformat()})"
+            shown = f"{round(value, 1):g} {unit} ({column} {raw.isoformat()})"
         else:
             value, shown = raw, (raw.isoformat() if isinstance(raw, _dt.date) else str(raw))
         checks.append(_compare(condition, value, shown))
+    refused = any(c.reason and ("Only HR" in c.reason or "only for yourself" in c.reason) for c in checks)
     if getattr(data_tool, "audit", None) is not None:
-        data_tool.audit.record(viewer.name, viewer.role, f"procedure check: {procedure.title}", True,
+        data_tool.audit.record(viewer.name, viewer.role, f"procedure check: {procedure.title}", not refused,
                                "columns: " + ", ".join(dict.fromkeys(read)) if read else "no column read",
                                1 if read else 0, account=context.account, view_as=context.view_as)
     if any(c.ok is False for c in checks):
@@ -427,12 +448,17 @@ def _unchecked(condition: Condition, shown: str, reason: str) -> Check:
     return Check(condition.text, None, shown, reason, condition.describe())
 
 
+_TRUTH = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
 def _compare(condition: Condition, value: Any, shown: str) -> Check:
     from .employees import normalise_name
 
     def norm(v: Any) -> Any:
         if isinstance(v, bool):
             return v
+        if isinstance(value, bool) and str(v).strip().lower() in _TRUTH:
+            return _TRUTH[str(v).strip().lower()]  # a yes/no column against true, yes, 1
         if isinstance(v, (int, float)):
             return float(v)
         if isinstance(v, _dt.date):
@@ -536,9 +562,15 @@ class Walkthrough:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Walkthrough":
         """A saved walk-through; a damaged one raises ValueError (the app then offers none)."""
+        if not isinstance(data, dict) or not all(k in data for k in ("procedure", "title", "steps", "marks")):
+            raise ValueError("not a walk-through")
         w = cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
-        if (not isinstance(w.steps, list) or not w.steps or len(w.marks) != len(w.steps)
-                or not 0 <= int(w.position) <= len(w.steps) or w.state not in ("active", "finished", "cancelled")):
+        steps_ok = isinstance(w.steps, list) and w.steps and all(isinstance(t, str) for t in w.steps)
+        marks_ok = isinstance(w.marks, list) and all(m in ("", "done", "skipped") for m in w.marks)
+        position_ok = type(w.position) is int and 0 <= w.position <= (len(w.steps) if steps_ok else 0)
+        if (not steps_ok or not marks_ok or len(w.marks) != len(w.steps) or not position_ok
+                or w.state not in ("active", "finished", "cancelled")
+                or (w.state == "active" and w.position >= len(w.steps))):
             raise ValueError("not a walk-through")
         return w
 

@@ -265,16 +265,34 @@ def test_site_mode_leave_requests_are_kept_by_the_database_under_its_own_rules(l
                           "'praman')"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
+        # a role writing directly cannot store what the app would never have worked out
+        for values in (("f1", "2027-07-14", "2027-07-14", 1, 0, 999), ("f2", "2027-07-16", "2027-07-14", -5, 4, 9),
+                       ("f3", "2027-07-14", "2027-07-15", 5, 4, -1)):
+            with pytest.raises(psycopg.errors.CheckViolation):
+                conn.execute("INSERT INTO hr.leave_requests (id, employee, leave_type, start, \"end\", day_count, "
+                             "balance_before, balance_after, days) VALUES (%s, 'Li Wei', 'sick', %s, %s, %s, %s, %s, "
+                             "'x')", values)
     hr = DatabaseRequestStore(loaded["tcp"], "praman")
     hr.submit(request("Tom Berg", "praman"))  # HR may file for others
     assert {r["employee"] for r in hr.list()} == {"Li Wei", "Tom Berg"}
-    assert "Li Wei" in hr.export_csv() and "Tom Berg" in hr.export_csv()
+    exported = hr.export_csv()
+    assert "Li Wei" in exported and "Tom Berg" in exported and exported.splitlines()[0].endswith(",db_user")
+    assert ",lwei" in exported and ",praman" in exported  # who filed each: HR for Tom Berg
     # IT reloads the employees: the requests stay, and the rules come back with the new table
     with connect(loaded["socket"], "postgres") as conn:
         init_db(conn, loaded["csv"], loaded["socket"], AccessPolicy(hr_only_columns=["notes"]))
     assert len(hr.list()) == 2
     with pytest.raises(AccessDenied):
         lwei.submit(request("Sara Kim", "lwei"))
+
+
+def test_init_db_runs_again_on_a_schema_name_in_capitals(server, tmp_path):
+    csv = _company(tmp_path / "staff.csv")
+    database = {"dsn": server.dsn(), "schema": "HR Site"}
+    with connect(database, "postgres") as conn:
+        init_db(conn, csv, database, AccessPolicy())
+        init_db(conn, csv, database, AccessPolicy())  # the leave table's policy is dropped and made again
+        assert conn.execute('SELECT count(*) FROM "HR Site".employees').fetchone()[0] == 8
 
 
 def test_site_mode_approval_stores_the_request_in_the_database(loaded, site_file):

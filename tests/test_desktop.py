@@ -205,7 +205,7 @@ def test_citation_link_opens_passage_viewer(qtbot, monkeypatch):
 
 def test_screenshot_of_the_real_application(tmp_path, tiny_model_path):
     """Start the real app in its own process (under Xvfb when available), answer a question, save a screenshot."""
-    shot = ROOT / "docs" / "screenshot.png" if os.environ.get("HR_ASSISTANT_SAVE_SCREENSHOT") else tmp_path / "s.png"
+    shot = tmp_path / "s.png"  # README's screenshots come from the real model: scripts/screenshots.py
     env = {**os.environ, "HR_ASSISTANT_DATA_DIR": str(tmp_path / "d"), "HR_ASSISTANT_CONFIG_DIR": str(tmp_path / "c")}
     script = f"""
 import sys
@@ -392,6 +392,9 @@ def test_a_procedure_is_walked_through_in_a_card_and_resumes_after_a_restart(qtb
     qtbot.mouseClick(card.skip_button, Qt.LeftButton)
     qtbot.mouseClick(card.back_button, Qt.LeftButton)
     assert card.progress.text() == "Step 2 of 6" and "certificate" in card.step.text()
+    window._set_busy(True)  # another answer on its way: the card waits for it
+    assert not card.isEnabled()
+    window._set_busy(False)
     conversation = window.conversation
     window.close()
     # a restart: a new window over the same chat file resumes where the user left off
@@ -405,6 +408,10 @@ def test_a_procedure_is_walked_through_in_a_card_and_resumes_after_a_restart(qtb
     assert ChatStore(path).messages(conversation)[-1].content == "Apply for parental leave: Cancelled at step 2 of 6."
     again.open_chat(conversation)
     assert not again.procedure_card.isVisible()  # a cancelled walk-through stays closed
+    again.send("How do I apply for parental leave?")
+    qtbot.waitUntil(lambda: not again.busy and again.procedure_card.isVisible(), timeout=20000)
+    again.delete_chat(conversation, confirm=False)
+    assert not again.procedure_card.isVisible() and again._procedure_msg is None
 
 
 def test_the_answer_card_shows_live_progress_then_how_i_got_this(qtbot):

@@ -76,6 +76,9 @@ def test_a_procedure_is_read_from_front_matter_and_numbered_steps():
     ("---\nprocedure: X\napplies_to:\n  - contract >= \"permanent\"\n---\n1. Step.\n", "compares numbers"),
     ("---\nprocedure: X\n---\nNo steps here.\n", "has no numbered steps"),
     ("---\nprocedure: X\n1. Step.\n", "not closed"),
+    ("---\nprocedure: X\napplies_to:\n  - tenure_months >= 6\napplies_to:\n---\n1. Step.\n", "given twice"),
+    ("---\nprocedure: X\napplies_to: contract == \"permanent\" or contract == \"fixed\"\n---\n1. Step.\n",
+     "cannot read the value"),
 ])
 def test_a_faulty_procedure_is_refused_with_the_reason(doc, message):
     # A misspelt key must never make a procedure apply to everyone.
@@ -91,6 +94,42 @@ def test_the_book_keeps_good_procedures_and_names_the_bad_files(tmp_path):
     assert [p.title for p in book.procedures] == ["Apply for parental leave"]
     assert len(book.problems) == 1 and "bad.md" in book.problems[0]
     assert ProcedureBook.load(tmp_path / "missing").problems  # a missing folder is a problem, not a crash
+
+
+def test_a_byte_order_mark_keywords_with_apostrophes_and_list_values(tmp_path):
+    (tmp_path / "bom.md").write_bytes("\ufeff---\nprocedure: Claim mother's leave\nkeywords: mother's leave, "
+                                      "paternity leave\napplies_to: contract in [\"full-time, permanent\", "
+                                      "\"part-time\"]\n---\n1. Step.\n".encode("utf-8"))
+    [p] = ProcedureBook.load(tmp_path).procedures
+    assert p.keywords == ["mother's leave", "paternity leave"]
+    assert p.conditions[0].value == ["full-time, permanent", "part-time"]
+
+
+def test_service_is_counted_in_calendar_months_and_yes_no_columns_compare(tmp_path):
+    from engine.procedures import _months_between
+
+    assert _months_between(dt.date(2025, 8, 31), dt.date(2026, 2, 28)) == 6  # the last day of a short month
+    assert _months_between(dt.date(2024, 2, 29), dt.date(2025, 2, 28)) == 12
+    assert _months_between(dt.date(2026, 6, 1), dt.date(2026, 11, 30)) == 5
+    csv = tmp_path / "staff.csv"
+    csv.write_text("employee_id,full_name,hire_date,remote_eligible\nE1,Ana Cruz,2026-03-24,yes\n"
+                   "E2,Li Wei,2020-01-01,no\nE3,Tom Berg,2020-01-01,yes\n", encoding="utf-8")
+    tool = data_tool(tmp_path, employees=csv)
+    eligible = parse_procedure("---\nprocedure: X\napplies_to:\n  - remote_eligible == true\n---\n1. s\n", "x.md")
+    assert check_applicability(eligible, tool, me("Ana Cruz"), TODAY).verdict == "applies"
+    assert check_applicability(eligible, tool, me("Li Wei"), TODAY).verdict == "does_not_apply"
+    # 8 months is 0.67 years: shown rounded, compared exactly
+    years = parse_procedure("---\nprocedure: X\napplies_to: tenure_years >= 0.7\n---\n1. s\n", "x.md")
+    assert check_applicability(years, tool, me("Ana Cruz"), TODAY).verdict == "does_not_apply"
+
+
+def test_a_rule_line_at_the_top_of_a_policy_is_not_front_matter(tmp_path):
+    path = tmp_path / "p.md"
+    path.write_text("---\nEmployees accrue 2 days per month.\n---\n# Other\nText.\n", encoding="utf-8")
+    assert [line.text for line in load_lines(path)][:2] == ["---", "Employees accrue 2 days per month."]
+    txt = tmp_path / "p.txt"
+    txt.write_text("---\nprocedure: Not here\n---\nEnd.\n", encoding="utf-8")
+    assert len(load_lines(txt)) == 4  # only Markdown has front matter
 
 
 def test_front_matter_is_not_indexed_and_line_numbers_stay_true(tmp_path):
@@ -109,6 +148,14 @@ def test_front_matter_is_not_indexed_and_line_numbers_stay_true(tmp_path):
     ("How long is maternity leave?", None),  # a policy question, not a "how do I"
     ("How do I apply for annual leave?", None),  # no procedure for it: the agent answers
     ("How many vacation days do I have?", None),
+    # questions about what the rule says or pays are the model's, even when they name the subject
+    ("How many weeks of parental leave can I take?", None),
+    ("How would I be paid during parental leave?", None),
+    ("Can I take leave to care for my partner? He is in hospital.", None),
+    ("How should I calculate my parental leave pay if I work 4 days?", None),
+    ("How do I log overtime on days I work from home?", None),
+    ("How do I apply for parental leave and how many vacation days do I have left?", None),  # a second part
+    ("Can I apply for partner leave?", "Apply for parental leave"),
 ])
 def test_procedure_questions_are_recognised_by_intent_and_keyword(question, title):
     match = ProcedureBook.load(SAMPLE).match(question)
@@ -196,6 +243,10 @@ def test_the_walkthrough_moves_as_the_user_drives_it():
         Walkthrough.from_dict({**walk.to_dict(), "marks": []})
     with pytest.raises(ValueError):
         walk.apply("jump")
+    for damaged in ([], {**walk.to_dict(), "marks": None}, {**walk.to_dict(), "position": "1"},
+                    {**walk.to_dict(), "state": "active", "position": 3}, {"title": "only a title"}):
+        with pytest.raises(ValueError):  # a damaged saved state is refused, never a crash later
+            Walkthrough.from_dict(damaged)
 
 
 def agent_for(user, backend=None, tmp_path=None):
@@ -242,8 +293,11 @@ def test_the_cli_walks_through_one_step_at_a_time(capsys):
     assert out.strip().endswith("All 6 steps gone through. You can ask me about any step.")
     assert agent.last_trace.procedure["walkthrough"]["state"] == "finished"
     agent.ask("How do I apply for parental leave?")
-    _walk_through(agent, answer=lambda prompt: (_ for _ in ()).throw(EOFError))  # Ctrl+D cancels
+    assert _walk_through(agent, answer=lambda prompt: (_ for _ in ()).throw(EOFError)) is None  # Ctrl+D cancels
     assert "Cancelled at step 1 of 6" in capsys.readouterr().out
+    agent.ask("How do I apply for parental leave?")
+    typed = "Which form do I need for step 4?"  # a question instead of a key: asked next, not lost
+    assert _walk_through(agent, answer=lambda prompt: typed) == typed
 
 
 def test_the_procedures_command_checks_each_for_the_user(tmp_path, capsys):

@@ -421,6 +421,7 @@ class MainWindow(QMainWindow):
             return
         self.conversation = None
         self.messages = []
+        self._procedure_msg = None
         self.procedure_card.clear()
         self.render()
         self.trace_tree.clear()
@@ -466,6 +467,8 @@ class MainWindow(QMainWindow):
         if self.conversation == conv:
             self.conversation = None
             self.messages = []
+            self._procedure_msg = None
+            self.procedure_card.clear()
             self.render()
         self.reload_chats()
 
@@ -520,6 +523,8 @@ class MainWindow(QMainWindow):
         self.send_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
         self.new_chat_button.setEnabled(not busy)
+        # A step moved while an answer streams would land after it: the card waits for the answer.
+        self.procedure_card.setEnabled(not busy)
         self._update_actions()
 
     def _update_actions(self) -> None:

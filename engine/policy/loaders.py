@@ -47,6 +47,9 @@ def _text_lines(text: str, page: int | None = None) -> list[Line]:
             if t.strip() and not JUNK_LINES.match(t)]
 
 
+_FRONT_MATTER_LINE = re.compile(r"^\s*([A-Za-z_][\w-]*\s*:|-\s|#)")
+
+
 def _without_front_matter(text: str) -> str:
     """A Markdown file's front matter (``---`` … ``---`` at the top: a procedure's settings, see
     :mod:`engine.procedures`) is not policy text; its lines are blanked so line numbers stay true."""
@@ -54,8 +57,8 @@ def _without_front_matter(text: str) -> str:
     if not lines or lines[0].strip().lstrip("\ufeff") != "---":
         return text
     end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
-    if end is None:
-        return text
+    if end is None or not all(_FRONT_MATTER_LINE.match(line) for line in lines[1:end] if line.strip()):
+        return text  # a rule line and text, not settings: it stays policy text
     return "\n" * (end + 1) + "\n".join(lines[end + 1:])
 
 
@@ -150,7 +153,8 @@ def load_lines(path: Path) -> list[Line]:
             raw = path.read_bytes()
             if b"\x00" in raw[:2048] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
                 raise DataFileError(f"{path.name} is not a text file.", hint="Save it as UTF-8 text or Markdown.")
-            lines = _text_lines(_without_front_matter(decode_text(raw)))
+            text = decode_text(raw)
+            lines = _text_lines(_without_front_matter(text) if suffix in (".md", ".markdown") else text)
     except DataFileError:
         raise
     except OSError as exc:
