@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.agent import Agent  # noqa: E402
+from engine.agent.loop import Agent  # noqa: E402
 from engine.assistant import build_data_tool  # noqa: E402
-from engine.llama_backend import LlamaBackend  # noqa: E402
+from engine.model.llama import LlamaBackend  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from engine.tools.base import ToolContext  # noqa: E402
 from engine.tools.calculator import CalculatorTool  # noqa: E402

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.assistant import build_data_tool  # noqa: E402
-from engine.llama_backend import LlamaBackend  # noqa: E402
+from engine.model.llama import LlamaBackend  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from engine.tools.calculator import CalculatorTool  # noqa: E402
 from engine.tools.registry import ToolRegistry  # noqa: E402

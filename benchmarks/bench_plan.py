@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from engine.evaluation import Evaluator, case_line, load_suite, summarise
-    from engine.llama_backend import LlamaBackend
+    from engine.model.llama import LlamaBackend
     from engine.settings import Settings
 
     cases = [c for c in load_suite(ROOT / "benchmarks" / "suite.jsonl") if c.category == args.category

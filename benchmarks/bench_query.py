@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.access import make_viewer  # noqa: E402
-from engine.employees import load_employees  # noqa: E402
-from engine.query import run_query  # noqa: E402
+from engine.data.access import make_viewer  # noqa: E402
+from engine.data.employees import load_employees  # noqa: E402
+from engine.data.query import run_query  # noqa: E402
 
 QUERIES = [
     ('df[df["full_name"] == "Employee 42"]["sick_days_remaining"]',

@@ -55,13 +55,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from engine.assistant import build_context, build_tools, make_agent
-    from engine.llama_backend import LlamaBackend
+    from engine.model.llama import LlamaBackend
     from engine.settings import Settings
 
     if args.model:
         model = Path(args.model)
     else:
-        from engine.model_packs import DEFAULT_PACK, assemble, is_assembled
+        from engine.model.packs import DEFAULT_PACK, assemble, is_assembled
 
         folder = ROOT / "build" / "test-models"
         model = folder / DEFAULT_PACK.filename if is_assembled(DEFAULT_PACK, folder) else assemble(DEFAULT_PACK, folder)

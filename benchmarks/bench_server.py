@@ -48,7 +48,7 @@ def ask(backend, tools, settings, user, question) -> float:
 
 
 def run_clients(url: str, tools, settings, n_clients: int, n_questions: int) -> dict:
-    from engine.remote_backend import RemoteBackend
+    from engine.model.remote import RemoteBackend
 
     jobs = [QUESTIONS[i % len(QUESTIONS)] for i in range(n_questions)]
     lock = threading.Lock()
@@ -85,14 +85,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from engine.assistant import build_tools
-    from engine.llama_backend import LlamaBackend
+    from engine.model.llama import LlamaBackend
     from engine.settings import Settings
     from tests.llama_server import LlamaServer
 
     if args.model:
         model = Path(args.model)
     else:
-        from engine.model_packs import QWEN_05B
+        from engine.model.packs import QWEN_05B
         from tests.conftest import real_model_path
 
         model = real_model_path(QWEN_05B.id)

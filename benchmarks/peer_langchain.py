@@ -195,7 +195,7 @@ def main() -> None:
                         max_answer_tokens=args.max_tokens)
     default_emp, default_pol = str(ROOT / "data" / "employees.csv"), str(ROOT / "data" / "policies")
 
-    from engine.llama_backend import LlamaBackend
+    from engine.model.llama import LlamaBackend
 
     backend = LlamaBackend(model, settings)
     ours = Evaluator(lambda case: backend, settings).run(cases)

@@ -16,12 +16,23 @@ import threading
 import traceback
 from typing import Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from engine.errors import HRAssistantError, SetupError
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+class _Call(QThread):
+    """Runs one function on a thread of its own (the model load at start-up)."""
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def run(self) -> None:  # noqa: D102 - Qt API
+        self.fn()
 
 
 class EngineWorker(QObject):
@@ -35,11 +46,11 @@ class EngineWorker(QObject):
     model_ready = Signal(object)  # dict of model info
     model_missing = Signal(str)
     model_failed = Signal(str, str)
-    step = Signal(object)  # engine.steps.Step
-    answered = Signal(object)  # engine.steps.Trace
+    step = Signal(object)  # engine.agent.steps.Step
+    answered = Signal(object)  # engine.agent.steps.Trace
     search_done = Signal(str, object)  # query, list[Hit]
     lookup_done = Signal(object)  # ToolResult
-    leave_decided = Signal(object)  # dict of the engine.leave.LeaveRequest, status "pending" or "rejected"
+    leave_decided = Signal(object)  # dict of the engine.workflows.leave.LeaveRequest, status "pending" or "rejected"
     failed = Signal(str, str)
 
     def __init__(self, backend_factory: Callable[[Settings], object] | None = None) -> None:
@@ -64,10 +75,13 @@ class EngineWorker(QObject):
         self.agent = None
         self.load_data()
         # The model loads beside the policy index (each its own job): neither waits for the other.
-        loader = threading.Thread(target=self._load_backend, name="model-load", daemon=True)
+        # A QThread, not a Python thread: it emits this worker's signals, which Qt must see come
+        # from a thread it knows.
+        loader = _Call(self._load_backend)
+        loader.setObjectName("model-load")
         loader.start()
         self.load_policies()
-        loader.join()
+        loader.wait()
         self._prepare_model()
         from .startup_clock import log, seconds_since_start
 
@@ -172,7 +186,7 @@ class EngineWorker(QObject):
                                    "Choose another model file in Settings.")
 
     def _load_backend_or_fail(self) -> None:
-        from engine.models import no_model_message, resolve_model_path
+        from engine.model.discovery import no_model_message, resolve_model_path
 
         self.job.emit("model", "Model: loading…")
         if self.backend is not None and hasattr(self.backend, "close"):
@@ -182,12 +196,12 @@ class EngineWorker(QObject):
             if self.backend_factory is not None:
                 self.backend = self.backend_factory(self.settings)
             elif self.settings.model_url:
-                from engine.remote_backend import RemoteBackend
+                from engine.model.remote import RemoteBackend
 
                 self.status.emit(f"Connecting to the model server {self.settings.model_url}…")
                 self.backend = RemoteBackend(self.settings.model_url, self.settings)
             else:
-                from engine.llama_backend import LlamaBackend
+                from engine.model.llama import LlamaBackend
 
                 shown = [-1]
 

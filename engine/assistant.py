@@ -11,16 +11,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .agent import Agent
-from .errors import HRAssistantError
-from .llm import ModelBackend
-from .models import resolve_model_path, resource_root
-from .identity import Identity, os_account, resolve_identity
-from .settings import Settings, data_dir
-from .site import Site, load_site
-from .tools.base import ToolContext
-from .tools.calculator import CalculatorTool
-from .tools.registry import ToolRegistry
+from engine.agent.loop import Agent
+from engine.errors import HRAssistantError
+from engine.model.backend import ModelBackend
+from engine.model.discovery import resolve_model_path, resource_root
+from engine.identity import Identity, os_account, resolve_identity
+from engine.settings import Settings, data_dir
+from engine.site import Site, load_site
+from engine.tools.base import ToolContext
+from engine.tools.calculator import CalculatorTool
+from engine.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +54,9 @@ def build_data_tool(settings: Settings, sources: Sources | None = None, site: Si
     destination are the site file's when it sets them; the access policy is never read
     from a file in the user's own folders.
     """
-    from .access import AccessPolicy, AuditLog
-    from .employees import load_employees
-    from .tools.employee_data import EmployeeDataTool
+    from engine.data.access import AccessPolicy, AuditLog
+    from engine.data.employees import load_employees
+    from engine.tools.employee_data import EmployeeDataTool
 
     site = site if site is not None else load_site()
     site.check_override("employees_path", sources.employees if sources else "", "--employees")
@@ -64,7 +64,7 @@ def build_data_tool(settings: Settings, sources: Sources | None = None, site: Si
     policy = AccessPolicy.from_mapping(site.access, str(site.path)) if site.access else AccessPolicy()
     if site.database:
         # Site mode: the database decides which rows and columns this account receives.
-        from .database import DatabaseAudit, load_from_database, role_name
+        from engine.data.database import DatabaseAudit, load_from_database, role_name
 
         user = role_name(os_account())
         table = load_from_database(site.database, user, site.columns or None)
@@ -96,7 +96,7 @@ _EMBEDDERS: dict[str, object] = {}
 
 def get_embedder(settings: Settings):
     """The embedding model (loaded once per process: loading torch takes seconds)."""
-    from .policy.embedder import Embedder
+    from engine.policy.embedder import Embedder
 
     key = settings.embedding_model_path or ""
     if key not in _EMBEDDERS:
@@ -106,7 +106,7 @@ def get_embedder(settings: Settings):
 
 def build_policy_index(settings: Settings, sources: Sources | None = None, *, rebuild: bool = False, progress=None):
     """The policy index of the configured folder, brought up to date (incrementally)."""
-    from .policy.index import PolicyIndex
+    from engine.policy.index import PolicyIndex
 
     index = PolicyIndex(policies_path(settings, sources), get_embedder(settings))
     index.last_report = index.update(rebuild=rebuild, progress=progress)
@@ -115,7 +115,7 @@ def build_policy_index(settings: Settings, sources: Sources | None = None, *, re
 
 def assemble_tools(policy_index=None, data_tool=None, leave_tool=None) -> ToolRegistry:
     """The agent's tools in their fixed order; a part that could not be loaded (None) is left out."""
-    from .tools.policy_search import PolicySearchTool
+    from engine.tools.policy_search import PolicySearchTool
 
     tools = [PolicySearchTool(policy_index)] if policy_index is not None else []
     if data_tool is not None:
@@ -129,8 +129,8 @@ def assemble_tools(policy_index=None, data_tool=None, leave_tool=None) -> ToolRe
 def build_leave_tool(settings: Settings, data_tool, sources: Sources | None = None):
     """The leave-request tool (when the setting is on and the data has a leave balance), with its
     calendar and the store approved requests go to; None otherwise."""
-    from .leave import Calendar, LeaveDesk, RequestStore
-    from .tools.leave_request import LeaveRequestTool, leave_columns
+    from engine.workflows.leave import Calendar, LeaveDesk, RequestStore
+    from engine.tools.leave_request import LeaveRequestTool, leave_columns
 
     if not settings.leave_requests or data_tool is None or not leave_columns(data_tool.table):
         return None
@@ -190,17 +190,17 @@ def load_backend(settings: Settings, model: str | None = None, progress=None, mo
     file (the default model is assembled first if it never was; ``progress`` reports it)."""
     url = model_url or settings.model_url
     if url and not model:
-        from .remote_backend import RemoteBackend
+        from engine.model.remote import RemoteBackend
 
         return RemoteBackend(url, settings)
-    from .llama_backend import LlamaBackend  # heavy: imported only when a model is needed
+    from engine.model.llama import LlamaBackend  # heavy: imported only when a model is needed
 
     return LlamaBackend(resolve_model_path(model, settings, progress), settings)
 
 
 def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext, settings: Settings) -> Agent:
     """An agent with the configured limits and turn format (one place for the CLI, eval and the app)."""
-    from .turn_format import choose_format
+    from engine.agent.turn_format import choose_format
 
     if not context.user and tools.get("employee_data") is not None:
         # Not in the employee data: policies and the calculator only (the data tool would only refuse).
@@ -213,7 +213,7 @@ def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext,
 def procedures_for(tools: ToolRegistry):
     """The procedures written in the policy folder (None without policy search). A file that is not a
     valid procedure is logged and left out; it is still indexed as an ordinary policy document."""
-    from .procedures import ProcedureBook
+    from engine.workflows.procedures import ProcedureBook
 
     search = tools.get("policy_search")
     root = getattr(getattr(search, "index", None), "root", None)

@@ -16,9 +16,9 @@ import threading
 from pathlib import Path
 from typing import Sequence
 
-from .errors import HRAssistantError, IdentityError, SettingsError, SetupError
-from .settings import Settings, load_settings
-from .steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
+from engine.errors import HRAssistantError, IdentityError, SettingsError, SetupError
+from engine.settings import Settings, load_settings
+from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                     PlanMade, ThoughtStep)
 
 EXIT_OK, EXIT_FAILED, EXIT_SETUP = 0, 1, 2
@@ -34,7 +34,7 @@ _FLAGS = {"n_threads": "--threads", "n_gpu_layers": "--gpu-layers", "turn_format
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    from .site import load_site
+    from engine.site import load_site
 
     settings = load_settings()
     site = load_site()
@@ -133,7 +133,7 @@ def trace_json(agent, trace) -> dict:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from .assistant import Sources, build_agent, load_backend
+    from engine.assistant import Sources, build_agent, load_backend
 
     settings = _settings(args)
     backend = load_backend(settings, args.model, assembly_progress())
@@ -150,7 +150,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     """A conversation in the terminal; Ctrl+C stops an answer, Ctrl+D ends the chat."""
-    from .assistant import Sources, build_agent, load_backend
+    from engine.assistant import Sources, build_agent, load_backend
 
     settings = _settings(args)
     print("Loading the model…", file=sys.stderr)
@@ -189,7 +189,7 @@ def _walk_through(agent, answer=input) -> str | None:
     """A procedure the assistant offered, one step at a time: Enter or n = done, s = skip, b = back,
     c = cancel (Ctrl+D too). A question typed instead leaves the walk-through and is returned, to be
     asked next (nothing typed is lost)."""
-    from .procedures import Walkthrough
+    from engine.workflows.procedures import Walkthrough
 
     saved = ((agent.last_trace.procedure or {}).get("walkthrough") if agent.last_trace is not None else None)
     if not saved:
@@ -235,8 +235,8 @@ def _decide_leave_requests(agent, answer=input) -> None:
 
 def cmd_requests(args: argparse.Namespace) -> int:
     """HR's list of approved leave requests waiting for a decision, or their CSV export."""
-    from .assistant import build_data_tool, sign_in
-    from .leave import RequestStore
+    from engine.assistant import build_data_tool, sign_in
+    from engine.workflows.leave import RequestStore, export_csv
 
     settings = load_settings()
     tool = build_data_tool(settings)
@@ -248,11 +248,11 @@ def cmd_requests(args: argparse.Namespace) -> int:
     store = RequestStore.default()
     status = None if args.all else "pending"
     if args.csv:
-        text = store.export_csv(status)
+        text = export_csv(store, status)
         if args.csv == "-":
             sys.stdout.write(text)
         else:
-            from .settings import atomic_write_text
+            from engine.settings import atomic_write_text
 
             atomic_write_text(Path(args.csv), text)
             print(f"wrote {len(text.splitlines()) - 1} requests to {args.csv}", file=sys.stderr)
@@ -269,15 +269,15 @@ def cmd_requests(args: argparse.Namespace) -> int:
 def cmd_procedures(args: argparse.Namespace) -> int:
     """The procedures in the policy folder, whether each applies to the signed-in user, and the files
     that could not be read as one (for HR writing them)."""
-    from .assistant import Sources, build_data_tool, context_for, policies_path, sign_in
-    from .procedures import ProcedureBook, check_applicability
+    from engine.assistant import Sources, build_data_tool, context_for, policies_path, sign_in
+    from engine.workflows.procedures import ProcedureBook, check_applicability
 
     settings = _settings(args)
     sources = Sources(args.employees or "", args.policies or "")
     book = ProcedureBook.load(policies_path(settings, sources))
     data = build_data_tool(settings, sources)
     identity = sign_in(data, args.user or "", remembered=settings.user)
-    from .tools.registry import ToolRegistry
+    from engine.tools.registry import ToolRegistry
 
     context = context_for(identity, ToolRegistry([data]))
     print(_who(identity))
@@ -314,8 +314,8 @@ def _say_identity(identity) -> None:
 
 def cmd_whoami(args: argparse.Namespace) -> int:
     """Who the assistant answers as, and why (the OS account, the site file, the employee row)."""
-    from .assistant import Sources, build_data_tool, sign_in
-    from .site import load_site
+    from engine.assistant import Sources, build_data_tool, sign_in
+    from engine.site import load_site
 
     settings = load_settings()
     site = load_site()
@@ -338,9 +338,9 @@ def cmd_admin(args: argparse.Namespace) -> int:
     """IT's commands: ``verify-audit`` checks the audit log's hash chain; ``init-db`` loads the database."""
     from pathlib import Path
 
-    from .access import verify_audit
-    from .settings import data_dir
-    from .site import load_site
+    from engine.data.access import verify_audit
+    from engine.settings import data_dir
+    from engine.site import load_site
 
     site = load_site()
     if args.admin_command == "init-db":
@@ -360,9 +360,9 @@ def cmd_admin(args: argparse.Namespace) -> int:
 def _init_db(args: argparse.Namespace, site) -> int:
     from pathlib import Path
 
-    from .access import AccessPolicy
-    from .database import connect, init_db, role_name
-    from .identity import os_account
+    from engine.data.access import AccessPolicy
+    from engine.data.database import connect, init_db, role_name
+    from engine.identity import os_account
 
     database = dict(site.database)
     if args.dsn:
@@ -389,7 +389,7 @@ def _init_db(args: argparse.Namespace, site) -> int:
 
 
 def cmd_calc(args: argparse.Namespace) -> int:
-    from .tools.calculator import evaluate, format_number
+    from engine.tools.calculator import evaluate, format_number
 
     print(format_number(evaluate(args.expression)))
     return EXIT_OK
@@ -399,8 +399,8 @@ def cmd_data(args: argparse.Namespace) -> int:
     """Run one employee-data query as a user (refusals and errors exit non-zero)."""
     import datetime as _dt
 
-    from .assistant import Sources, build_data_tool, sign_in
-    from .tools.base import ToolContext
+    from engine.assistant import Sources, build_data_tool, sign_in
+    from engine.tools.base import ToolContext
 
     settings = load_settings()
     tool = build_data_tool(settings, Sources(employees=args.employees or ""))
@@ -462,7 +462,7 @@ def _progress_bar(stage: str, done: int, total: int) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from .assistant import Sources, build_policy_index
+    from engine.assistant import Sources, build_policy_index
 
     settings = load_settings()
     index = build_policy_index(settings, Sources(policies=args.policies or ""), rebuild=args.rebuild,
@@ -480,7 +480,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from .assistant import Sources, build_policy_index
+    from engine.assistant import Sources, build_policy_index
 
     settings = load_settings()
     index = build_policy_index(settings, Sources(policies=args.policies or ""), progress=_index_progress())
@@ -508,7 +508,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run an evaluation suite on a model (or on scripted outputs) and report the figures."""
-    from .evaluation import Evaluator, case_line, format_table, load_suite
+    from engine.evaluation import Evaluator, case_line, format_table, load_suite
 
     settings = _settings(args)
     cases = load_suite(args.suite)
@@ -520,7 +520,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not cases:
         raise SettingsError("No case of the suite matches --split/--only.")
     if args.scripted:
-        from .scripted_backend import ScriptedBackend
+        from engine.model.scripted import ScriptedBackend
 
         scripts = json.loads(open(args.scripted, encoding="utf-8").read())
         missing = [c.id for c in cases if c.id not in scripts]
@@ -530,7 +530,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         def backend_for(case):
             return ScriptedBackend(scripts[case.id])
     else:
-        from .assistant import load_backend
+        from engine.assistant import load_backend
 
         backend = load_backend(settings, args.model, assembly_progress())
 
@@ -547,7 +547,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     report["model"] = "scripted" if args.scripted else getattr(backend, "name", "")
     print(format_table(report))
     if args.json:
-        from .settings import atomic_write_text
+        from engine.settings import atomic_write_text
         from pathlib import Path
 
         atomic_write_text(Path(args.json), json.dumps(report, ensure_ascii=False, indent=2))
@@ -559,9 +559,9 @@ def cmd_models(args: argparse.Namespace) -> int:
     """`models list`: every GGUF found, with size, architecture and context; `models verify`: SHA-256 check."""
     from pathlib import Path
 
-    from .errors import ModelFileError
-    from .gguf_info import read_gguf_info
-    from .models import find_models, model_dirs, sha256_file
+    from engine.errors import ModelFileError
+    from engine.model.gguf_info import read_gguf_info
+    from engine.model.discovery import find_models, model_dirs, sha256_file
 
     if args.models_command == "verify":
         path = Path(args.file).expanduser()
@@ -575,11 +575,11 @@ def cmd_models(args: argparse.Namespace) -> int:
         if expected:
             print("OK: the file matches the expected SHA-256.")
         return EXIT_OK
-    from .model_packs import PACKS, installed, read_provenance
+    from engine.model.packs import PACKS, installed, read_provenance
 
     settings = load_settings()
     if settings.model_url:
-        from .remote_backend import RemoteBackend
+        from engine.model.remote import RemoteBackend
 
         try:
             remote = RemoteBackend(settings.model_url, settings)
@@ -695,15 +695,15 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
             failures += 1
             print(f"FAIL  {name}: {exc}")
 
-    from .assistant import build_data_tool, get_embedder, sample_data_dir
-    from .tools.base import ToolContext
-    from .tools.calculator import evaluate, format_number
+    from engine.assistant import build_data_tool, get_embedder, sample_data_dir
+    from engine.tools.base import ToolContext
+    from engine.tools.calculator import evaluate, format_number
 
     state: dict = {}
     check("embedding model", lambda: f"{get_embedder(settings).name}, {get_embedder(settings).dim} dimensions")
 
     def index():
-        from .policy.index import PolicyIndex
+        from engine.policy.index import PolicyIndex
 
         store = Path(tempfile.mkdtemp(prefix="hr-self-check-"))
         state["index"] = PolicyIndex(sample_data_dir() / "policies", get_embedder(settings), store=store / "index")
@@ -724,7 +724,7 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
     check("calculator", lambda: "46000 / 260 * 10 = " + format_number(evaluate("round(46000 / 260 * 10, 2)")))
     if args.model or settings.model_path:
         def agent():
-            from .assistant import build_agent, load_backend
+            from engine.assistant import build_agent, load_backend
 
             backend = load_backend(settings, args.model, assembly_progress())
             trace = build_agent(backend, settings.replace(max_steps=2), "Pedro Alves").ask(
@@ -746,7 +746,7 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
 
 
 def cmd_settings(args: argparse.Namespace) -> int:
-    from .settings import settings_file
+    from engine.settings import settings_file
 
     settings = load_settings()
     print(f"# {settings_file()}")
@@ -772,7 +772,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
         print("The desktop window is not installed in this build; starting a chat in the terminal.", file=sys.stderr)
         return cmd_chat(args)
     if getattr(args, "model_url", None):
-        from .site import load_site
+        from engine.site import load_site
 
         load_site().check_override("model_url", args.model_url, "--model-url")
         os.environ["HR_ASSISTANT_MODEL_URL"] = args.model_url  # the window reads it with the settings

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import DataFileError
-from .settings import Settings
+from engine.errors import DataFileError
+from engine.settings import Settings
 
 REFUSAL = re.compile(
     r"\b(can(?:no|')t (?:share|show|see|give|provide|access|tell|disclose)|not (?:allowed|permitted|authori[sz]ed)|"
@@ -138,7 +138,7 @@ def tool_scores(expected: list[str], used: list[str]) -> tuple[float, float, flo
 def trace_links(trace: dict) -> list[tuple[str, str]]:
     """The data dependencies between the tool calls of a trace (TaskBench's links): a plan's
     ``depends_on``, and, for any call, an earlier result that holds a number its input uses."""
-    from .grounding import numbers_in
+    from engine.agent.grounding import numbers_in
 
     steps = [s for s in trace["steps"] if s.get("action")]
     links: set[tuple[str, str]] = set()
@@ -171,7 +171,7 @@ class Evaluator:
         self._indexes: dict[str, Any] = {}
 
     def _tools(self, case: Case):
-        from .assistant import Sources, assemble_tools, build_data_tool, build_policy_index
+        from engine.assistant import Sources, assemble_tools, build_data_tool, build_policy_index
 
         src = Sources(employees=case.employees or self.employees, policies=case.policies or self.policies)
         if src.employees not in self._data:
@@ -181,7 +181,7 @@ class Evaluator:
         return assemble_tools(self._indexes[src.policies], self._data[src.employees])
 
     def run_case(self, case: Case) -> dict:
-        from .assistant import build_context, make_agent
+        from engine.assistant import build_context, make_agent
 
         tools = self._tools(case)
         agent = make_agent(self.backend_for(case), tools, build_context(case.user, tools, personas=True), self.settings)

@@ -22,8 +22,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-from .errors import DataFileError, IdentityError
-from .employees import EmployeeTable, normalise_name
+from engine.errors import DataFileError, IdentityError
+from engine.data.employees import EmployeeTable, normalise_name
 
 
 def os_account() -> str:
@@ -106,7 +106,7 @@ class Identity:
 
 def _row_key(table: EmployeeTable, row: int) -> str:
     """A key that finds exactly this row again, whatever the other rows hold."""
-    from .access import ROW_KEY
+    from engine.data.access import ROW_KEY
 
     return f"{ROW_KEY}{row}"
 
@@ -119,8 +119,8 @@ def resolve_identity(data_tool, requested: str = "", *, site=None, personas: boo
     is the evaluation harness's request to play its suite's personas. Raises
     :class:`IdentityError` when this account may not act as someone else.
     """
-    from .access import find_user_row, make_viewer
-    from .site import Site
+    from engine.data.access import find_user_row, make_viewer
+    from engine.site import Site
 
     site = site or Site()
     account = account or os_account()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .errors import SettingsError
+from engine.errors import SettingsError
 
 APP_NAME = "hr-assistant"
 
@@ -180,7 +180,7 @@ def load_settings(path: Path | None = None, *, env: bool = True) -> Settings:
                 Settings(**{f.name: getattr(settings, f.name)}).validate()
             except SettingsError:
                 setattr(settings, f.name, getattr(defaults, f.name))
-    from .site import load_site
+    from engine.site import load_site
 
     # What IT fixes in the site file wins over the user's file and environment. A damaged or
     # untrusted site file stops here (SiteFileError): guessing could hand out rights.

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .errors import SiteFileError
+from engine.errors import SiteFileError
 
 #: Lets tests and IT staging point at another site file. It is honoured only when no
 #: system-wide file exists (so nobody can switch the real one off with it) and only for a
@@ -84,7 +84,7 @@ class Site:
 
     def apply(self, settings):
         """``settings`` with every value the site fixes put back, whatever the user set."""
-        from .settings import Settings
+        from engine.settings import Settings
 
         changes = {setting: getattr(self, key) for key, setting in _SITE_TO_SETTING.items() if getattr(self, key)}
         changes.update(self.settings)
@@ -106,7 +106,7 @@ class Site:
 
 def system_site_files() -> list[Path]:
     """Where a site file may be, in order (the first that exists wins)."""
-    from .models import app_root
+    from engine.model.discovery import app_root
 
     if sys.platform == "win32":
         base = Path(os.environ.get("PROGRAMDATA") or r"C:\ProgramData")

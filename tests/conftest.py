@@ -46,7 +46,7 @@ def site_file(tmp_path, monkeypatch):
 def _no_model_packs(monkeypatch):
     """Tests see no installed model package unless they ask for one: "no model found" stays testable,
     and nothing assembles a 1 GB model into the checkout behind a test's back."""
-    monkeypatch.setattr("engine.model_packs.PACKS", ())
+    monkeypatch.setattr("engine.model.packs.PACKS", ())
 
 
 @pytest.fixture(autouse=True)
@@ -73,7 +73,7 @@ def tiny_model_path(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_backend(tiny_model_path):
     """The real llama.cpp backend on the tiny model (loaded once: loading is the slow part)."""
-    from engine.llama_backend import LlamaBackend
+    from engine.model.llama import LlamaBackend
     from engine.settings import Settings
 
     backend = LlamaBackend(tiny_model_path, Settings(n_ctx=8192, n_threads=2, temperature=0.8, seed=1))
@@ -87,7 +87,7 @@ def real_model_path(pack_name: str) -> Path:
     Skips when the packages are not installed, except under CI, where README's test command
     installs them and a missing model must fail, not silently skip the real-model tier.
     """
-    from engine import model_packs
+    from engine.model import packs as model_packs
 
     pack = {p.id: p for p in (model_packs.QWEN_15B, model_packs.QWEN_05B)}[pack_name]
     folder = ROOT / "build" / "test-models"

@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from engine.agent import Agent
-from engine.turn_format import TRIMMED
+from engine.agent.loop import Agent
+from engine.agent.turn_format import TRIMMED
 from engine.errors import ModelOutputError, SetupError
-from engine.scripted_backend import ScriptedBackend
-from engine.steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
+from engine.model.scripted import ScriptedBackend
+from engine.agent.steps import ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep, ThoughtStep
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult
 from engine.tools.calculator import CalculatorTool
 from engine.tools.registry import ToolRegistry
@@ -260,7 +260,7 @@ def test_unparseable_forced_final_answer_ends_honestly():
 
 
 def test_native_tool_call_format_runs_tools_and_keeps_the_turn_in_history():
-    from engine.turn_format import ToolCallFormat
+    from engine.agent.turn_format import ToolCallFormat
 
     tool = CountingTool()
     tools = ToolRegistry([tool, CalculatorTool()])
@@ -281,7 +281,7 @@ def test_native_tool_call_format_runs_tools_and_keeps_the_turn_in_history():
 
 
 def test_native_tool_call_with_bad_json_is_fed_back():
-    from engine.turn_format import ToolCallFormat
+    from engine.agent.turn_format import ToolCallFormat
 
     tools = ToolRegistry([CountingTool()])
     context = ToolContext(user="Ana Cruz")
@@ -299,7 +299,7 @@ def test_question_cannot_spell_control_tokens():
 
 
 def test_a_figure_made_up_after_a_denial_is_replaced_by_the_denial_itself():
-    from engine.steps import AnswerRetracted
+    from engine.agent.steps import AnswerRetracted
 
     agent, backend, tool = make([call("lookup", "salary of Ivan"), final("Ivan earns $200,000 a year.")])
     steps = list(agent.run("What is Ivan's salary?"))

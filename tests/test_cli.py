@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from engine.cli import main
-from engine.scripted_backend import ScriptedBackend
+from engine.model.scripted import ScriptedBackend
 
 
 def test_calc(capsys):
@@ -74,7 +74,7 @@ def test_no_display_falls_back_to_terminal_with_a_reason(monkeypatch, capsys):
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr("sys.platform", "linux")
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [])
     assert main([]) == 2
     err = capsys.readouterr().err
     assert "No graphical display found" in err and "No chat model" in err

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, QUrl  # noqa: E402
 from desktop.history import ChatStore  # noqa: E402
 from desktop.ui.main_window import MainWindow  # noqa: E402
 from desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
-from engine.scripted_backend import ScriptedBackend  # noqa: E402
+from engine.model.scripted import ScriptedBackend  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
@@ -129,7 +129,7 @@ def test_chats_rename_delete(qtbot):
 
 
 def test_first_run_without_model_still_searches_and_shows_my_record(qtbot, monkeypatch):
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [])
     window = make_window(qtbot)
     wait_ready(qtbot, window)
     assert window.first_run.isVisible() and "GGUF" in window.first_run.toPlainText()
@@ -178,7 +178,7 @@ def test_settings_dialog_shows_model_details_and_accepts(qtbot, tiny_model_path)
 
 
 def test_real_engine_with_tiny_model(qtbot, tiny_model_path):
-    from engine.llama_backend import LlamaBackend
+    from engine.model.llama import LlamaBackend
 
     backend = LlamaBackend(tiny_model_path, Settings(n_ctx=8192, n_threads=2, seed=7))
     window = make_window(qtbot, backend)
@@ -211,7 +211,7 @@ def test_screenshot_of_the_real_application(tmp_path, tiny_model_path):
 import sys
 from PySide6.QtWidgets import QApplication
 from PySide6.QtCore import QTimer
-from engine.scripted_backend import ScriptedBackend
+from engine.model.scripted import ScriptedBackend
 from engine.settings import Settings
 from desktop.app import apply_theme
 from desktop.ui.main_window import MainWindow
@@ -330,7 +330,7 @@ def test_settings_the_site_fixes_are_shown_locked(qtbot, tmp_path, site_file):
 
 
 def test_an_unreachable_model_server_is_shown_and_the_window_keeps_working(qtbot, monkeypatch):
-    from engine.remote_backend import RemoteBackend
+    from engine.model.remote import RemoteBackend
     from tests.llama_server import free_port
 
     monkeypatch.setattr(RemoteBackend, "RETRIES", 1)
@@ -345,7 +345,7 @@ def test_an_unreachable_model_server_is_shown_and_the_window_keeps_working(qtbot
 
 
 def test_a_prepared_leave_request_is_stored_only_after_approve(qtbot):
-    from engine.leave import RequestStore
+    from engine.workflows.leave import RequestStore
 
     backend = ScriptedBackend([
         "Book it.\nAction: leave_request\nAction Input: vacation from 2027-07-14 to 2027-07-16\n",

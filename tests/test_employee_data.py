@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.access import AccessPolicy, AuditLog, make_viewer
-from engine.employees import load_employees, parse_number
+from engine.data.access import AccessPolicy, AuditLog, make_viewer
+from engine.data.employees import load_employees, parse_number
 from engine.errors import AccessDenied, DataFileError, ModelOutputError, SiteFileError, ToolInputError
-from engine.query import run_query
+from engine.data.query import run_query
 from engine.tools.base import ToolContext
 from engine.tools.employee_data import EmployeeDataTool
 from tests.conftest import REFERENCE, ROOT
@@ -430,7 +430,7 @@ def test_integer_overflow_is_refused_not_wrapped(sample, query):
 def test_an_oversized_employee_file_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
     import time
 
-    from engine import employees
+    from engine.data import employees
 
     big = tmp_path / "big.csv"
     big.write_text("full_name,salary\n" + "A B,1\n" * 1200)

@@ -8,8 +8,8 @@ import pytest
 
 from engine.errors import DataFileError
 from engine.evaluation import Evaluator, load_suite, score_answer, tool_scores
-from engine.grounding import numbers_in, ungrounded_numbers
-from engine.scripted_backend import ScriptedBackend
+from engine.agent.grounding import numbers_in, ungrounded_numbers
+from engine.model.scripted import ScriptedBackend
 from engine.settings import Settings
 from tests.conftest import ROOT
 
@@ -25,8 +25,8 @@ def test_grounding_numbers():
 
 
 def test_an_answer_with_an_unsourced_number_is_rewritten_under_the_grounded_grammar():
-    from engine.agent import Agent
-    from engine.steps import AnswerRetracted, FinalAnswer
+    from engine.agent.loop import Agent
+    from engine.agent.steps import AnswerRetracted, FinalAnswer
     from engine.tools.base import ToolContext
     from engine.tools.calculator import CalculatorTool
     from engine.tools.registry import ToolRegistry
@@ -48,9 +48,9 @@ def test_an_answer_with_an_unsourced_number_is_rewritten_under_the_grounded_gram
 
 
 def test_an_answer_that_writes_out_a_calculation_is_sent_back_to_the_calculator_once():
-    from engine.agent import Agent
-    from engine.grounding import written_calculation
-    from engine.steps import ActionStep, AnswerRetracted, FinalAnswer
+    from engine.agent.loop import Agent
+    from engine.agent.grounding import written_calculation
+    from engine.agent.steps import ActionStep, AnswerRetracted, FinalAnswer
     from engine.tools.base import ToolContext
     from engine.tools.calculator import CalculatorTool
     from engine.tools.registry import ToolRegistry

@@ -15,13 +15,13 @@ import sys
 
 import pytest
 
-from engine.access import AuditLog, verify_audit
+from engine.data.access import AuditLog, verify_audit
 from engine.assistant import Sources, build_data_tool, build_tools, make_agent, sign_in, context_for
 from engine.cli import main
 from engine.errors import AccessDenied, DataFileError, IdentityError, SiteFileError
 from engine.identity import account_keys, find_account_row, os_account
-from engine.query import run_query
-from engine.scripted_backend import ScriptedBackend
+from engine.data.query import run_query
+from engine.model.scripted import ScriptedBackend
 from engine.settings import Settings, load_settings, save_settings
 from engine.site import load_site
 
@@ -375,7 +375,7 @@ def test_deleted_or_inserted_audit_entries_break_the_chain(tmp_path, damage, fir
 
 def test_audit_entries_from_two_processes_keep_one_chain(tmp_path):
     path = tmp_path / "audit.log"
-    code = ("import sys; sys.path.insert(0, %r); from engine.access import AuditLog; "
+    code = ("import sys; sys.path.insert(0, %r); from engine.data.access import AuditLog; "
             "log = AuditLog(__import__('pathlib').Path(%r)); "
             "[log.record('p', 'employee', f'q{i}', True) for i in range(150)]" % (str(ROOT), str(path)))
     procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from engine.access import AuditLog
-from engine.agent import Agent
+from engine.data.access import AuditLog
+from engine.agent.loop import Agent
 from engine.assistant import Sources, build_data_tool, build_leave_tool
 from engine.errors import AccessDenied, DataFileError, ToolInputError
-from engine.leave import Calendar, LeaveDesk, RequestStore, prepare
-from engine.scripted_backend import ScriptedBackend
+from engine.workflows.leave import Calendar, LeaveDesk, RequestStore, prepare
+from engine.model.scripted import ScriptedBackend
 from engine.settings import Settings
 from engine.tools.base import ToolContext
 from engine.tools.leave_request import LeaveRequestTool

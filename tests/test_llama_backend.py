@@ -7,14 +7,14 @@ import threading
 
 import pytest
 
-from engine.agent import Agent
+from engine.agent.loop import Agent
 from engine.assistant import build_data_tool
 from engine.errors import ModelFileError, ToolInputError
-from engine.llama_backend import LlamaBackend, check_model_file
-from engine.parser import parse_turn
-from engine.query import check_syntax
+from engine.model.llama import LlamaBackend, check_model_file
+from engine.agent.parser import parse_turn
+from engine.data.query import check_syntax
 from engine.settings import Settings
-from engine.steps import ErrorStep, FinalAnswer
+from engine.agent.steps import ErrorStep, FinalAnswer
 from engine.tools.base import ToolContext
 from engine.tools.calculator import CalculatorTool, validate
 from engine.tools.registry import TURN_PREFIX, ToolRegistry
@@ -152,7 +152,7 @@ def test_corrupt_and_foreign_model_files(tmp_path, tiny_model_path):
 
 
 def test_not_enough_memory_is_a_clear_error(tiny_model_path, monkeypatch):
-    monkeypatch.setattr("engine.llama_backend.available_memory", lambda: 10 * 1024**2)
+    monkeypatch.setattr("engine.model.llama.available_memory", lambda: 10 * 1024**2)
     with pytest.raises(ModelFileError, match="needs about .* GB of memory"):
         check_model_file(tiny_model_path, Settings(n_ctx=4096))
 
@@ -184,7 +184,7 @@ def test_cli_ask_json_on_real_model(tiny_model_path, capsys):
 def test_cli_without_model_says_what_to_do(capsys, monkeypatch):
     from engine.cli import main
 
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [ROOT / "nonexistent"])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [ROOT / "nonexistent"])
     code = main(["ask", "hi", "--user", "Pedro Alves"])
     err = capsys.readouterr().err
     assert code == 2 and "No chat model" in err and "GGUF" in err and "models/README.md" in err
@@ -243,7 +243,7 @@ def test_prompt_lookup_decoding_writes_exactly_what_plain_greedy_decoding_writes
 def test_native_tool_call_turns_parse_over_many_seeds(tiny_backend, registry):
     """The tool-call format's grammar binds random weights too: a call is valid JSON naming a real
     tool, its input passes the tool's syntax check, and an answer and a call never mix."""
-    from engine.turn_format import ToolCallFormat
+    from engine.agent.turn_format import ToolCallFormat
 
     fmt = ToolCallFormat().bind(ToolCallFormat.schemas(registry, ToolContext(user="Pedro Alves")))
     prompt = tiny_backend.chat_prompt([{"role": "system", "content": "x"}, {"role": "user", "content": "q"}])
@@ -278,8 +278,8 @@ def _nested_array_gguf(path, depth: int = 20_000):
 
 def test_nested_arrays_and_link_loops_are_clear_errors_and_do_not_hide_a_good_model(tmp_path, monkeypatch,
                                                                                      tiny_model_path):
-    from engine import models
-    from engine.gguf_info import read_gguf_info
+    from engine.model import discovery as models
+    from engine.model.gguf_info import read_gguf_info
     from engine.settings import Settings
 
     bad = _nested_array_gguf(tmp_path / "a-nested.gguf")

@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from engine import model_packs
+from engine.model import packs as model_packs
 from engine.errors import ModelFileError
-from engine.model_packs import QWEN_05B, Chunk, assemble, installed, is_assembled, read_provenance
+from engine.model.packs import QWEN_05B, Chunk, assemble, installed, is_assembled, read_provenance
 from tests.conftest import ROOT, real_model_path
 
 ALL_PACKS = model_packs.PACKS  # as shipped (conftest hides them from other tests)
@@ -68,12 +68,12 @@ def test_a_missing_chunk_package_says_how_to_install(tmp_path):
 
 def test_first_use_assembles_the_installed_pack_and_then_finds_it(tmp_path, monkeypatch):
     pack = _small_pack_or_skip()
-    from engine.models import resolve_model_path
+    from engine.model.discovery import resolve_model_path
     from engine.settings import Settings
 
     folder = tmp_path / "app-models"
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [folder])
-    monkeypatch.setattr("engine.models.assembly_dirs", lambda: [tmp_path / "read-only", folder])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [folder])
+    monkeypatch.setattr("engine.model.discovery.assembly_dirs", lambda: [tmp_path / "read-only", folder])
     monkeypatch.setattr(model_packs, "PACKS", (pack,))
     (tmp_path / "read-only").write_text("a file, so this folder cannot be created")
     path = resolve_model_path(None, Settings())
@@ -83,12 +83,12 @@ def test_first_use_assembles_the_installed_pack_and_then_finds_it(tmp_path, monk
 
 
 def test_a_copied_in_model_wins_over_the_packaged_one(tmp_path, monkeypatch):
-    from engine.models import find_models
+    from engine.model.discovery import find_models
 
     monkeypatch.setattr(model_packs, "PACKS", ALL_PACKS)
     for name in (model_packs.QWEN_15B.filename, QWEN_05B.filename, "my-site-model.gguf"):
         (tmp_path / name).write_bytes(b"GGUF")
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [tmp_path])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [tmp_path])
     assert [p.name for p in find_models()] == ["my-site-model.gguf", model_packs.QWEN_15B.filename,
                                               QWEN_05B.filename]
 
@@ -97,7 +97,7 @@ def test_models_list_shows_provenance(monkeypatch, capsys):
     path = real_model_path(QWEN_05B.id)
     from engine.cli import main
 
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [path.parent])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [path.parent])
     assert main(["models", "list"]) == 0
     out = capsys.readouterr().out
     assert QWEN_05B.filename in out and "provenance: Qwen2.5-Coder-0.5B-Instruct Q4_K_M" in out

@@ -7,12 +7,12 @@ import threading
 
 import pytest
 
-from engine.agent import Agent
+from engine.agent.loop import Agent
 from engine.errors import AccessDenied, ModelOutputError, SetupError, ToolInputError
 from engine.evaluation import link_scores, trace_links
-from engine.plan import PlanStep, levels, parse_plan, plan_grammar, plan_text, several_parts
-from engine.scripted_backend import ScriptedBackend
-from engine.steps import ActionStep, FinalAnswer, ObservationStep, PlanMade
+from engine.agent.plan import PlanStep, levels, parse_plan, plan_grammar, plan_text, several_parts
+from engine.model.scripted import ScriptedBackend
+from engine.agent.steps import ActionStep, FinalAnswer, ObservationStep, PlanMade
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult
 from engine.tools.calculator import CalculatorTool, validate
 from engine.tools.registry import TURN_PREFIX, ToolRegistry
@@ -272,7 +272,7 @@ def test_a_figure_worked_out_in_the_head_is_confirmed_by_the_calculator():
 
 
 def test_a_made_up_figure_is_still_withdrawn():
-    from engine.grounding import derivation
+    from engine.agent.grounding import derivation
 
     assert derivation("112000", ["58000", "54000"]) == "54000 + 58000"
     assert derivation("4833.33", ["58000"]) is None and derivation("7", ["3", "4"]) is None  # small: by chance

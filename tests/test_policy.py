@@ -7,12 +7,12 @@ import shutil
 
 import pytest
 
-from engine.agent import Agent
+from engine.agent.loop import Agent
 from engine.errors import DataFileError
 from engine.policy.chunker import chunk_lines
 from engine.policy.index import PolicyIndex
 from engine.policy.loaders import Line, load_lines
-from engine.scripted_backend import ScriptedBackend
+from engine.model.scripted import ScriptedBackend
 from engine.tools.base import ToolContext
 from engine.tools.policy_search import PolicySearchTool
 from engine.tools.registry import ToolRegistry

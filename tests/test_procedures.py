@@ -9,14 +9,14 @@ import shutil
 
 import pytest
 
-from engine.access import AccessPolicy, AuditLog
+from engine.data.access import AccessPolicy, AuditLog
 from engine.assistant import Sources, assemble_tools, build_data_tool, context_for, make_agent, sign_in
 from engine.errors import DataFileError
 from engine.policy.loaders import load_lines
-from engine.procedures import Condition, ProcedureBook, Walkthrough, check_applicability, parse_procedure
-from engine.scripted_backend import ScriptedBackend
+from engine.workflows.procedures import Condition, ProcedureBook, Walkthrough, check_applicability, parse_procedure
+from engine.model.scripted import ScriptedBackend
 from engine.settings import Settings
-from engine.steps import FinalAnswer, ProcedureOffered
+from engine.agent.steps import FinalAnswer, ProcedureOffered
 from engine.tools.base import ToolContext
 from engine.tools.employee_data import EmployeeDataTool
 from tests.conftest import ROOT
@@ -106,7 +106,7 @@ def test_a_byte_order_mark_keywords_with_apostrophes_and_list_values(tmp_path):
 
 
 def test_service_is_counted_in_calendar_months_and_yes_no_columns_compare(tmp_path):
-    from engine.procedures import _months_between
+    from engine.workflows.procedures import _months_between
 
     assert _months_between(dt.date(2025, 8, 31), dt.date(2026, 2, 28)) == 6  # the last day of a short month
     assert _months_between(dt.date(2024, 2, 29), dt.date(2025, 2, 28)) == 12

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.access import make_viewer
-from engine.employees import load_employees
+from engine.data.access import make_viewer
+from engine.data.employees import load_employees
 from engine.errors import HRAssistantError
-from engine.query import AGGREGATES, SERIES_METHODS, STR_METHODS, run_query
+from engine.data.query import AGGREGATES, SERIES_METHODS, STR_METHODS, run_query
 from tests.conftest import REFERENCE, ROOT
 
 TODAY = "2026-11-22"

@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from engine.agent import Agent
+from engine.agent.loop import Agent
 from engine.assistant import build_context, build_tools
-from engine.grounding import numbers_in
-from engine.model_packs import QWEN_05B, QWEN_15B
+from engine.agent.grounding import numbers_in
+from engine.model.packs import QWEN_05B, QWEN_15B
 from engine.settings import Settings
 from tests.conftest import real_model_path
 
@@ -24,7 +24,7 @@ SETTINGS = Settings(n_ctx=4096, n_threads=2, temperature=0.0)
 
 
 def _backend(pack):
-    from engine.llama_backend import LlamaBackend
+    from engine.model.llama import LlamaBackend
 
     backend = LlamaBackend(real_model_path(pack.id), SETTINGS)
     yield backend

@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("llama_cpp.server.app")
 httpx = pytest.importorskip("httpx")
 
-from engine.agent import Agent  # noqa: E402
+from engine.agent.loop import Agent  # noqa: E402
 from engine.assistant import build_context, build_tools, load_backend  # noqa: E402
 from engine.cli import main  # noqa: E402
-from engine.remote_backend import RemoteBackend, ServerError  # noqa: E402
+from engine.model.remote import RemoteBackend, ServerError  # noqa: E402
 from engine.settings import Settings, load_settings  # noqa: E402
-from engine.steps import ErrorStep  # noqa: E402
+from engine.agent.steps import ErrorStep  # noqa: E402
 from tests.llama_server import LlamaServer, free_port  # noqa: E402
 
 SETTINGS = Settings(n_ctx=4096, temperature=0.0, max_steps=3, max_answer_tokens=64)
@@ -45,7 +45,7 @@ def test_every_turn_through_the_server_parses(server, tools):
     """The random-weight model writes anything it may: the grammar sent with each request must hold,
     so every complete turn parses, names a registered tool and has a valid input."""
     from tests.test_llama_backend import TURN_PREFIX, assert_input_parses
-    from engine.parser import parse_turn
+    from engine.agent.parser import parse_turn
 
     backend = RemoteBackend(server.url, SETTINGS)
     prompt = backend.chat_prompt([{"role": "system", "content": "x"}, {"role": "user", "content": "q"}])
@@ -160,7 +160,7 @@ def test_the_cli_answers_through_the_server(server, capsys):
 @pytest.mark.slow
 def test_a_real_model_through_the_server_answers_like_in_process(tmp_path):
     """Qwen2.5-Coder-0.5B through the server and in-process: same question, same answer."""
-    from engine.model_packs import QWEN_05B
+    from engine.model.packs import QWEN_05B
     from tests.conftest import real_model_path
 
     model = real_model_path(QWEN_05B.id)
@@ -184,7 +184,7 @@ def test_a_real_model_through_the_server_answers_like_in_process(tmp_path):
 
 def test_models_list_shows_the_remote_model(server, monkeypatch, capsys):
     monkeypatch.setenv("HR_ASSISTANT_MODEL_URL", server.url)
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [])
     assert main(["models", "list"]) == 0
     out = capsys.readouterr().out
     assert f"{server.url} (in use: model_url)" in out and "llama-cpp-python server" in out

@@ -38,13 +38,13 @@ def test_self_check_reports_failures(capsys, monkeypatch, tmp_path):
 
 
 def test_models_list_and_verify(tiny_model_path, tmp_path, capsys, monkeypatch):
-    from engine.models import sha256_file
+    from engine.model.discovery import sha256_file
 
     folder = tmp_path / "models"
     folder.mkdir()
     (folder / "good.gguf").write_bytes(tiny_model_path.read_bytes())
     (folder / "broken.gguf").write_bytes(b"not a model")
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [folder])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [folder])
     assert main(["models", "list"]) == 0
     out = capsys.readouterr().out
     assert "tiny-random-test-model: llama" in out and "broken.gguf\n    unusable:" in out

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ModelFileError, SettingsError, SetupError
-from engine.gguf_info import read_gguf_info
-from engine.models import no_model_message, resolve_model_path
+from engine.model.gguf_info import read_gguf_info
+from engine.model.discovery import no_model_message, resolve_model_path
 from engine.settings import Settings, load_settings, save_settings, settings_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,7 @@ def test_environment_overrides_model(monkeypatch, tmp_path):
 
 
 def test_missing_model_says_what_to_do(monkeypatch):
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [])
     with pytest.raises(SetupError) as info:
         resolve_model_path(None, Settings())
     assert "GGUF" in info.value.hint and "HR_ASSISTANT_MODEL" in info.value.hint
@@ -86,7 +86,7 @@ def test_missing_model_says_what_to_do(monkeypatch):
 def test_model_found_in_models_folder(tmp_path, monkeypatch):
     (tmp_path / "b.gguf").write_bytes(_gguf_header())
     (tmp_path / "a.gguf").write_bytes(_gguf_header())
-    monkeypatch.setattr("engine.models.model_dirs", lambda: [tmp_path])
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [tmp_path])
     assert resolve_model_path(None, Settings()).name == "a.gguf"
     (tmp_path / "a.gguf").write_bytes(b"GGUF")  # truncated: skipped for the next good file
     assert resolve_model_path(None, Settings()).name == "b.gguf"
@@ -184,12 +184,33 @@ def test_the_desktop_imports_flow_one_way():
     assert not any(m.startswith("desktop.ui") for m in graph["desktop.worker"])  # the worker knows no window
 
 
+def test_the_engine_packages_import_one_way():
+    """model and data below everything; no circle between the engine's packages (lazy imports too)."""
+    graph = _module_imports("engine")
+    rooms = ("model", "data", "policy", "tools", "workflows", "agent")
+
+    def room(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[1] if len(parts) > 1 and parts[1] in rooms else None
+
+    edges = {(room(a), room(b)) for a, targets in graph.items() for b in targets
+             if room(a) and room(b) and room(a) != room(b)}
+    assert not {e for e in edges if e[0] in ("model", "data")} - {("data", "model")}, edges
+    assert not {(a, b) for a, b in edges if (b, a) in edges}, edges  # no two rooms import each other
+    uses = {a: {b for x, b in edges if x == a} for a in rooms}
+
+    def reaches(a, goal, seen=frozenset()):
+        return any(b == goal or (b not in seen and reaches(b, goal, seen | {b})) for b in uses[a])
+
+    assert not [r for r in rooms if reaches(r, r)], edges
+
+
 def test_engine_imports_without_qt_installed():
     """Importing the engine (CLI included) loads no Qt module."""
     import subprocess
     import sys
 
-    code = ("import sys, engine.cli, engine.agent, engine.assistant, engine.llama_backend; "
+    code = ("import sys, engine.cli, engine.agent.loop, engine.assistant, engine.model.llama; "
             "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'desktop'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -204,4 +225,4 @@ def test_only_one_module_imports_llama_cpp():
                 users.add(path.name)
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "llama_cpp":
                 users.add(path.name)
-    assert users == {"llama_backend.py"}
+    assert users == {"llama.py"}

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
 
 from engine.errors import HRAssistantError
 from engine.settings import Settings, config_dir, data_dir, save_settings
-from engine.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
+from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                           PlanMade, ProcedureOffered, ThoughtStep)
-from engine.procedures import Walkthrough
+from engine.workflows.procedures import Walkthrough
 
 from ..history import ChatStore
 from ..worker import EngineWorker, IndexWorker

@@ -1,6 +1,6 @@
 """The guided card of a procedure: one step at a time, with Back / Skip / Done, next / Cancel.
 
-The card only shows and changes an :class:`engine.procedures.Walkthrough`; the window saves
+The card only shows and changes an :class:`engine.workflows.procedures.Walkthrough`; the window saves
 the walk-through with the chat after every change (so it resumes after a restart).
 """
 
@@ -11,7 +11,7 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from engine.procedures import Walkthrough
+from engine.workflows.procedures import Walkthrough
 
 
 class ProcedureCard(QFrame):

@@ -27,7 +27,7 @@ NUMBERS = ("n_ctx", "n_threads", "n_gpu_layers", "temperature", "max_steps")
 
 def describe_model(path: str, settings: Settings) -> str:
     """A line about a model file, or raise the validation error."""
-    from engine.llama_backend import check_model_file
+    from engine.model.llama import check_model_file
 
     info = check_model_file(path, settings)
     return (f"{info.name} — {info.architecture}, {info.size_bytes / 1024**3:.2f} GB, "

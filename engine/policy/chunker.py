@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from .loaders import Line
+from engine.policy.loaders import Line
 
 CHUNKER_VERSION = 5
 MAX_WORDS = 150  # all-MiniLM-L6-v2 reads 256 word pieces; the heading path takes some of them

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from ..errors import SetupError
+from engine.errors import SetupError
 
 DEFAULT_NAME = "all-MiniLM-L6-v2"
 RUNTIMES = ("auto", "numpy", "sentence-transformers")
@@ -52,7 +52,7 @@ class Embedder:
         self._numpy = None
         self.model = None
         if runtime in ("auto", "numpy"):
-            from .bert_numpy import NumpyBertEncoder, UnsupportedModel
+            from engine.policy.bert_numpy import NumpyBertEncoder, UnsupportedModel
 
             try:
                 self._numpy = NumpyBertEncoder(path)

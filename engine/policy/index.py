@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..errors import DataFileError
-from ..models import sha256_file
-from ..settings import atomic_write_text, data_dir
-from .chunker import CHUNKER_VERSION, Chunk, chunk_lines
-from .embedder import Embedder
-from .loaders import load_lines, policy_files
+from engine.errors import DataFileError
+from engine.model.discovery import sha256_file
+from engine.settings import atomic_write_text, data_dir
+from engine.policy.chunker import CHUNKER_VERSION, Chunk, chunk_lines
+from engine.policy.embedder import Embedder
+from engine.policy.loaders import load_lines, policy_files
 
 INDEX_VERSION = 2
 # Reciprocal-rank fusion: score = 1/(RRF_K + dense rank) + LEXICAL_WEIGHT/(RRF_K + BM25 rank).

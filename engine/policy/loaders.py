@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import DataFileError
+from engine.errors import DataFileError
 
 SUPPORTED = (".txt", ".md", ".markdown", ".pdf", ".docx")
 # Lines that chat exports and copy-paste leave behind; they are not policy text.
@@ -52,7 +52,7 @@ _FRONT_MATTER_LINE = re.compile(r"^\s*([A-Za-z_][\w-]*\s*:|-\s|#)")
 
 def _without_front_matter(text: str) -> str:
     """A Markdown file's front matter (``---`` … ``---`` at the top: a procedure's settings, see
-    :mod:`engine.procedures`) is not policy text; its lines are blanked so line numbers stay true."""
+    :mod:`engine.workflows.procedures`) is not policy text; its lines are blanked so line numbers stay true."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if not lines or lines[0].strip().lstrip("\ufeff") != "---":
         return text

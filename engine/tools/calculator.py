@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 import math
 
-from ..errors import ToolInputError
-from .base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
+from engine.errors import ToolInputError
+from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 MAX_CHARS = 300
 MAX_NODES = 120

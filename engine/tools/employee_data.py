@@ -6,11 +6,11 @@ import json
 import math
 from typing import Any
 
-from ..access import AccessPolicy, AuditLog, Viewer, make_viewer
-from ..employees import EmployeeTable
-from ..errors import AccessDenied, ModelOutputError
-from ..query import QueryResult, run_query
-from .base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
+from engine.data.access import AccessPolicy, AuditLog, Viewer, make_viewer
+from engine.data.employees import EmployeeTable
+from engine.errors import AccessDenied, ModelOutputError
+from engine.data.query import QueryResult, run_query
+from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 MAX_TABLE_ROWS = 20
 

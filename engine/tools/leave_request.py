@@ -6,9 +6,9 @@ import datetime as _dt
 import math
 import re
 
-from ..errors import AccessDenied, ToolInputError
-from ..leave import Calendar, LeaveDesk, prepare
-from .base import Tool, ToolCard, ToolContext, ToolResult
+from engine.errors import AccessDenied, ToolInputError
+from engine.workflows.leave import Calendar, LeaveDesk, prepare
+from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult
 
 _TYPES = {
     "vacation": re.compile(r"vacation|annual[ _-]?leave|holiday|pto|paid[ _-]?time|^vl$", re.I),

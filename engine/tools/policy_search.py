@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import ToolInputError
-from .base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
+from engine.errors import ToolInputError
+from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 PASSAGE_MAX_CHARS = 700
 TOP_K = 4

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ..errors import SetupError
-from ..grounding import grounded_answer_rules
-from .base import Tool, ToolContext
+from engine.errors import SetupError
+from engine.tools.answer_grammar import grounded_answer_rules
+from engine.tools.base import Tool, ToolContext
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
@@ -82,7 +82,7 @@ class ToolRegistry:
         input follows that tool's own grammar. With ``allow_tools=False`` only a
         final answer is possible (used at the step limit and by the loop's guards).
         ``numbers``: the only numbers the final answer may contain (the forms of
-        :func:`engine.grounding.number_forms`); None leaves numbers free.
+        :func:`engine.agent.grounding.number_forms`); None leaves numbers free.
 
         The agent writes ``Thought:`` into the prompt itself (:data:`TURN_PREFIX`),
         so the grammar starts with the thought: no tokens are spent on a fixed label.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import ModelOutputError
+from engine.errors import ModelOutputError
 
 _TURN = re.compile(
     r"\AThought: ?(?P<thought>[^\n]*)\n"

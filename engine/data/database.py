@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import DataFileError, SetupError
+from engine.errors import DataFileError, SetupError
 
 ROLE_COL, MANAGER_ROLE_COL, KEY_COL = "_db_role", "_db_manager_role", "_key"
 EMPLOYEE_GROUP, HR_GROUP = "hr_employee", "hr_staff"
@@ -85,7 +85,7 @@ def load_from_database(database: dict[str, Any], user: str, overrides: dict[str,
     column only where the database returns it (other cells stay empty)."""
     from psycopg import sql
 
-    from .employees import table_from_rows
+    from engine.data.employees import table_from_rows
 
     psycopg = _psycopg()
     schema = _schema(database)
@@ -168,8 +168,8 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
     """
     from psycopg import sql
 
-    from .access import make_viewer
-    from .employees import HR_DEPARTMENT, load_employees, normalise_name
+    from engine.data.access import make_viewer
+    from engine.data.employees import HR_DEPARTMENT, load_employees, normalise_name
 
     table = load_employees(employees, overrides=columns or None)
     df = table.df
@@ -337,7 +337,7 @@ def _leave_table(run, schema, name_col) -> None:
 
 class DatabaseRequestStore:
     """Approved leave requests in the site database (``<schema>.leave_requests``); the same methods
-    as :class:`engine.leave.RequestStore`, with the database deciding who may write and read what."""
+    as :class:`engine.workflows.leave.RequestStore`, with the database deciding who may write and read what."""
 
     def __init__(self, database: dict[str, Any], user: str) -> None:
         self.database = database
@@ -347,7 +347,7 @@ class DatabaseRequestStore:
     def submit(self, request) -> None:
         from psycopg import sql
 
-        from .errors import AccessDenied
+        from engine.errors import AccessDenied
 
         psycopg = _psycopg()
         insert = sql.SQL("INSERT INTO {}.leave_requests ({}) VALUES ({})").format(
@@ -386,15 +386,10 @@ class DatabaseRequestStore:
                                     hint="Ask IT to run 'hr-assistant admin init-db'.") from None
         return [dict(zip(names, row)) for row in rows]
 
-    def export_csv(self, status: str | None = "pending") -> str:
-        from .leave import requests_csv
-
-        return requests_csv(self.list(status))
-
 
 def _text_rows(path: Path, columns: list[str]) -> list[list[str | None]]:
     """The file's cells as written (the database keeps the text; the app infers types as for a file)."""
-    from .employees import _read_csv_rows, _read_xlsx_rows
+    from engine.data.employees import _read_csv_rows, _read_xlsx_rows
 
     rows = _read_xlsx_rows(path) if path.suffix.lower() in (".xlsx", ".xlsm") else _read_csv_rows(path)
     out = []

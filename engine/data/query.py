@@ -7,7 +7,7 @@ interpreter evaluates it. There is no ``exec``/``eval``, no
 ``DataFrame.query``/``eval``, no names but ``df`` and ``today``, no dunder or
 private attributes, no I/O methods, no lambdas or comprehensions; size and time
 are bounded. Access control is applied while evaluating: a sensitive column can
-only be read on rows the signed-in user may see (:mod:`engine.access`).
+only be read on rows the signed-in user may see (:mod:`engine.data.access`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .access import Viewer
-from .employees import EmployeeTable, normalise_name
-from .errors import AccessDenied, HRAssistantError, ToolInputError
+from engine.data.access import Viewer
+from engine.data.employees import EmployeeTable, normalise_name
+from engine.errors import AccessDenied, HRAssistantError, ToolInputError
 
 MAX_CHARS = 600
 MAX_NODES = 200

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 from functools import lru_cache
 
-from .errors import ModelFileError
+from engine.errors import ModelFileError
 
 CHATML_TEMPLATE = (
     "{% for message in messages %}"

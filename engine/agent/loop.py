@@ -1,6 +1,6 @@
 """The agent loop: tool call → observation … → final answer.
 
-A turn is written in a :mod:`~engine.turn_format`: ReAct text (Thought / Action / Action
+A turn is written in a :mod:`~engine.agent.turn_format`: ReAct text (Thought / Action / Action
 Input / Final Answer) or the chat model's own tool calls. Every model turn is constrained by the grammar generated from the tool
 registry, so it always parses and can only name real tools with valid inputs.
 One model call per step, none nested inside tools. The prompt only ever grows
@@ -19,11 +19,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .errors import AccessDenied, Cancelled, HRAssistantError, ModelOutputError, SetupError
-from .grounding import (as_arithmetic, derivation, number_forms, shown_calculations, ungrounded_numbers, unsourced_numbers,
+from engine.errors import AccessDenied, Cancelled, HRAssistantError, ModelOutputError, SetupError
+from engine.agent.grounding import (as_arithmetic, derivation, number_forms, shown_calculations, ungrounded_numbers, unsourced_numbers,
                         written_calculation)
-from .llm import Generation, ModelBackend
-from .steps import (
+from engine.model.backend import Generation, ModelBackend
+from engine.agent.steps import (
     ActionStep,
     AnswerRetracted,
     AnswerToken,
@@ -38,10 +38,10 @@ from .steps import (
     Trace,
     TraceStep,
 )
-from .plan import PlanStep, execute, parse_plan, plan_example, plan_grammar, plan_instructions, plan_text, several_parts
-from .tools.base import ToolContext, ToolResult
-from .tools.registry import TURN_PREFIX, ToolRegistry
-from .turn_format import ReActFormat, Segment, TurnFormat, format_observation, neutralise
+from engine.agent.plan import PlanStep, execute, parse_plan, plan_example, plan_grammar, plan_instructions, plan_text, several_parts
+from engine.tools.base import ToolContext, ToolResult
+from engine.tools.registry import TURN_PREFIX, ToolRegistry
+from engine.agent.turn_format import ReActFormat, Segment, TurnFormat, format_observation, neutralise
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class Agent:
         if mode not in MODES:
             raise SetupError(f"Unknown agent mode {mode!r}; use one of {', '.join(MODES)}.")
         self.mode = mode
-        self.procedures = procedures  # engine.procedures.ProcedureBook: "how do I …" walk-throughs
+        self.procedures = procedures  # engine.workflows.procedures.ProcedureBook: "how do I …" walk-throughs
         self.backend = backend
         self.format = turn_format or ReActFormat()
         self.tools = tools
@@ -253,7 +253,10 @@ class Agent:
         withdrawn: list[str] = []  # the numbers of a withdrawn answer
         calc_retry = False  # an answer that wrote out a calculation was sent back to the calculator once
         try:
-            procedure = self.procedures.match(question) if self.procedures is not None else None
+            # A question with another part ("…, and how many days do I have left?") is the model's:
+            # the walk-through would drop that part.
+            procedure = (self.procedures.match(question)
+                         if self.procedures is not None and not several_parts(question) else None)
             if procedure is not None:
                 yield from self._offer_procedure(procedure, question, trace, started)
                 return
@@ -435,7 +438,7 @@ class Agent:
     def _offer_procedure(self, procedure, question: str, trace: Trace, started: float) -> Iterator[Step]:
         """A procedure question: check it applies (the user's own record, under the access rules) and
         offer the walk-through. The steps are HR's words, so no model call is needed or wanted."""
-        from .procedures import Walkthrough, answer_text, check_applicability
+        from engine.workflows.procedures import Walkthrough, answer_text, check_applicability
 
         applicability = check_applicability(procedure, self.tools.get("employee_data"), self.context)
         walkthrough = None if applicability.verdict == "does_not_apply" else Walkthrough.start(procedure).to_dict()

@@ -24,10 +24,10 @@ import threading
 import time
 from typing import Any, Iterator, Sequence
 
-from .chat_template import ChatTemplate
-from .errors import SetupError
-from .llm import Generation, GenerationStats, StreamingBackend
-from .settings import Settings
+from engine.model.chat_template import ChatTemplate
+from engine.errors import SetupError
+from engine.model.backend import Generation, GenerationStats, StreamingBackend
+from engine.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ import time
 from collections import deque
 from typing import Callable, Iterable, Iterator, Sequence
 
-from .chat_template import ChatTemplate
-from .llm import Generation, GenerationStats, StreamingBackend
+from engine.model.chat_template import ChatTemplate
+from engine.model.backend import Generation, GenerationStats, StreamingBackend
 
 _PIECES = re.compile(r"\w+|\s|[^\w\s]")
 Script = str | Callable[[str], str]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import DataFileError
+from engine.errors import DataFileError
 
 ROLE_PATTERNS = {
     "employee_id": re.compile(r"^(employee|emp|staff|personnel)?[ _-]?(id|no|number|#)$|^id$", re.I),
@@ -427,7 +427,7 @@ def _read_side_file(toml_path: Path) -> tuple[dict[str, Any], bool, bool]:
     import sys
     import tomllib
 
-    from .site import admin_only_problem
+    from engine.site import admin_only_problem
 
     trusted = mine = False
     try:

@@ -24,10 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .errors import ModelOutputError
-from .tools.base import ToolContext, ToolResult
-from .tools.calculator import format_number
-from .tools.registry import TEXT_CHAR, THOUGHT_MAX_CHARS, ToolRegistry, rule_name
+from engine.errors import ModelOutputError
+from engine.tools.base import ToolContext, ToolResult
+from engine.tools.calculator import format_number
+from engine.tools.registry import TEXT_CHAR, THOUGHT_MAX_CHARS, ToolRegistry, rule_name
 
 PLAN_MARKER = "Plan: "
 #: Most steps of one plan: three tools, each once or twice, covers every multi-part question we

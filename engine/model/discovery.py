@@ -7,8 +7,8 @@ import logging
 import sys
 from pathlib import Path
 
-from .errors import ModelFileError, SetupError
-from .settings import Settings, data_dir
+from engine.errors import ModelFileError, SetupError
+from engine.settings import Settings, data_dir
 
 log = logging.getLogger(__name__)
 
@@ -18,18 +18,21 @@ RECOMMENDED = (
 )
 
 
+_CHECKOUT = Path(__file__).resolve().parents[2]  # engine/model/discovery.py -> the checkout (or site-packages)
+
+
 def app_root() -> Path:
     """The folder of the executable (PyInstaller bundle) or of the source checkout."""
     if getattr(sys, "frozen", False):
         return Path(sys.executable).resolve().parent
-    return Path(__file__).resolve().parent.parent
+    return _CHECKOUT
 
 
 def resource_root() -> Path:
     """Read-only files shipped with the app (the sample company): inside the bundle, or the checkout."""
     if getattr(sys, "frozen", False):
         return Path(getattr(sys, "_MEIPASS", Path(sys.executable).resolve().parent))
-    return Path(__file__).resolve().parent.parent
+    return _CHECKOUT
 
 
 def model_dirs() -> list[Path]:
@@ -43,7 +46,7 @@ def find_models() -> list[Path]:
     A file someone copied in comes first (IT or the user chose it on purpose), then the
     models assembled from the installed packages, best first.
     """
-    from .model_packs import PACKS
+    from engine.model.packs import PACKS
 
     rank = {pack.filename: n for n, pack in enumerate(PACKS, start=1)}
     found: list[Path] = []
@@ -76,7 +79,7 @@ def no_model_message() -> str:
 def resolve_model_path(explicit: str | None, settings: Settings, progress=None) -> Path:
     """The model to load: ``--model``, then settings/environment, then the model folders, then the
     installed model package (assembled on first use; ``progress(done, total, what)`` reports it)."""
-    from .site import load_site
+    from engine.site import load_site
 
     site = load_site()
     if site.models:
@@ -87,7 +90,7 @@ def resolve_model_path(explicit: str | None, settings: Settings, progress=None) 
             if not path.exists():
                 raise ModelFileError(f"The model file {path} does not exist.", hint=no_model_message())
             return path
-    from .gguf_info import read_gguf_info
+    from engine.model.gguf_info import read_gguf_info
 
     unusable: list[ModelFileError] = []
     for path in find_models():
@@ -97,7 +100,7 @@ def resolve_model_path(explicit: str | None, settings: Settings, progress=None) 
         except ModelFileError as exc:
             log.warning("skipping unusable model file %s: %s", path, exc.message)
             unusable.append(exc)
-    from .model_packs import ensure_default_model
+    from engine.model.packs import ensure_default_model
 
     assembled = ensure_default_model(assembly_dirs(), progress)
     if assembled is not None:
@@ -109,7 +112,7 @@ def resolve_model_path(explicit: str | None, settings: Settings, progress=None) 
 
 def _allowed_model(site, chosen: str) -> Path:
     """With a site list of allowed models: the chosen one if it is on the list, else the first there."""
-    from .errors import SiteFileError
+    from engine.errors import SiteFileError
 
     allowed = [Path(m).expanduser() for m in site.models]
     if chosen:

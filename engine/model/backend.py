@@ -1,8 +1,8 @@
 """The one narrow interface between the agent and a language model.
 
 A backend turns a prompt into text: ``generate(prompt, grammar, stop, on_token)``.
-The real backend (:mod:`engine.llama_backend`, the only module that imports
-``llama_cpp``) and the scripted backend (:mod:`engine.scripted_backend`) both
+The real backend (:mod:`engine.model.llama`, the only module that imports
+``llama_cpp``) and the scripted backend (:mod:`engine.model.scripted`) both
 implement it, so the agent loop, the CLI, the evaluation harness and the desktop
 app never care which one runs.
 """

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .employees import HR_DEPARTMENT, EmployeeTable, default_public_columns, normalise_name
+from engine.data.employees import HR_DEPARTMENT, EmployeeTable, default_public_columns, normalise_name
 
 
 @dataclass
@@ -45,7 +45,7 @@ class AccessPolicy:
     @classmethod
     def from_mapping(cls, data: Any, where: str) -> "AccessPolicy":
         """The policy of an ``[access]`` table; a damaged one fails closed with a clear error."""
-        from .errors import DataFileError
+        from engine.errors import DataFileError
 
         try:
             if not isinstance(data, dict):
@@ -116,7 +116,7 @@ class Viewer:
 
     def check_aggregate(self, column: str, rows) -> None:
         """Refuse a summary of a sensitive column over a group so small it gives one person's value away."""
-        from .errors import AccessDenied
+        from engine.errors import AccessDenied
 
         if self.role == "hr" or column in self.public_columns:
             return
@@ -146,7 +146,7 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
                    if value is not None and value == value and normalise_name(value) == key]
         if len(matches) > 1:
             # Guessing would give one person the other's rights: name both rows instead.
-            from .errors import DataFileError
+            from engine.errors import DataFileError
 
             id_col = table.role("employee_id")
             which = ", ".join(f"line {m + 2}" + (f" ({table.df.at[m, id_col]})" if id_col else "") for m in matches)

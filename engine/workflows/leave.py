@@ -19,7 +19,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .errors import AccessDenied, DataFileError, SetupError
+from engine.errors import AccessDenied, DataFileError, SetupError
 
 MAX_SPAN_DAYS = 92  # one request covers at most a quarter; longer leave is arranged with HR
 WEEKEND = (5, 6)  # Saturday, Sunday
@@ -155,13 +155,13 @@ class RequestStore:
     def default(cls, site=None):
         """Where approved requests go: the site database in site mode (its ``leave_requests`` table,
         as the OS account's role), else ``leave-requests.sqlite`` in the user data folder."""
-        from .settings import data_dir
-        from .site import load_site
+        from engine.settings import data_dir
+        from engine.site import load_site
 
         site = site if site is not None else load_site()
         if site.database:
-            from .database import DatabaseRequestStore, role_name
-            from .identity import os_account
+            from engine.data.database import DatabaseRequestStore, role_name
+            from engine.identity import os_account
 
             return DatabaseRequestStore(site.database, role_name(os_account()))
         return cls(data_dir() / "leave-requests.sqlite")
@@ -200,6 +200,11 @@ class RequestStore:
 
     def export_csv(self, status: str | None = "pending") -> str:
         return requests_csv(self.list(status))
+
+
+def export_csv(store, status: str | None = "pending") -> str:
+    """HR's CSV of a store's requests (the SQLite file or the site database)."""
+    return requests_csv(store.list(status))
 
 
 def requests_csv(rows: list[dict]) -> str:

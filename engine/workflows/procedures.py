@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import DataFileError
+from engine.errors import DataFileError
 
 _FIELD = r"[A-Za-z_][A-Za-z0-9_ ]{0,60}?"
 _CONDITION = re.compile(rf"^\s*(?P<field>{_FIELD})\s*(?P<op>==|!=|>=|<=|>|<|\bnot\s+in\b|\bin\b)\s*(?P<value>.+?)\s*$")
@@ -259,7 +259,7 @@ def _as_list(value: Any) -> list[str]:
 
 
 def _tokens(text: str) -> list[str]:
-    from .policy.index import tokenize
+    from engine.policy.index import tokenize
 
     return tokenize(text)
 
@@ -283,7 +283,7 @@ class ProcedureBook:
     @classmethod
     def load(cls, root: str | Path) -> "ProcedureBook":
         """Read every Markdown policy file under ``root`` that starts with front matter."""
-        from .policy.loaders import decode_text, policy_files
+        from engine.policy.loaders import decode_text, policy_files
 
         root = Path(root).expanduser()
         procedures, problems = [], []
@@ -314,12 +314,11 @@ class ProcedureBook:
         return next((p for p in self.procedures if p.id == procedure_id), None)
 
     def match(self, question: str) -> Procedure | None:
-        """The procedure a "how do I …" question is about, or None (then it is an ordinary question)."""
+        """The procedure a "how do I …" question is about, or None (then it is an ordinary question).
+        The agent also leaves a question with several parts to the model (its plan rule)."""
         if not self.procedures or not INTENT.search(question) or NOT_A_PROCEDURE.search(question):
             return None
-        from .plan import several_parts
-
-        if question.count("?") > 1 or several_parts(question):
+        if question.count("?") > 1:
             return None  # a question with another part is the model's: the walk-through would drop it
         words = _tokens(question)
         best: tuple[int, int] = (0, 0)
@@ -452,7 +451,7 @@ _TRUTH = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0"
 
 
 def _compare(condition: Condition, value: Any, shown: str) -> Check:
-    from .employees import normalise_name
+    from engine.data.employees import normalise_name
 
     def norm(v: Any) -> Any:
         if isinstance(v, bool):

@@ -1,6 +1,6 @@
 """How a model turn is written: the ReAct text format, or the chat model's own tool calls.
 
-Both give the agent loop the same :class:`~engine.parser.Turn` (a tool call or a final
+Both give the agent loop the same :class:`~engine.agent.parser.Turn` (a tool call or a final
 answer), and both are bound by a grammar generated from the tool registry:
 
 * :class:`ReActFormat`: ``Thought: …`` then ``Action:``/``Action Input:`` or
@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from .errors import ModelOutputError
-from .parser import FINAL_MARKER, Turn, parse_turn
-from .tools.registry import TURN_PREFIX, ToolRegistry
+from engine.errors import ModelOutputError
+from engine.agent.parser import FINAL_MARKER, Turn, parse_turn
+from engine.tools.registry import TURN_PREFIX, ToolRegistry
 
 OBSERVATION_MAX_CHARS = 3000
 TRIMMED = "[observation removed to fit the context; call the tool again if you need it]"

@@ -28,11 +28,11 @@ import time
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .chat_template import ChatTemplate
-from .errors import ModelFileError, SetupError
-from .gguf_info import GGUFInfo, known_architectures, read_gguf_info
-from .llm import Generation, GenerationStats, StreamingBackend
-from .settings import Settings
+from engine.model.chat_template import ChatTemplate
+from engine.errors import ModelFileError, SetupError
+from engine.model.gguf_info import GGUFInfo, known_architectures, read_gguf_info
+from engine.model.backend import Generation, GenerationStats, StreamingBackend
+from engine.settings import Settings
 
 log = logging.getLogger(__name__)
 
