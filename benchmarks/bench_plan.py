@@ -31,7 +31,9 @@ def main(argv=None) -> int:
     parser.add_argument("--only", help="comma-separated case ids")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--json", help="write every case's result here")
+    parser.add_argument("--modes", default=",".join(MODES), help="which of react,plan,auto (default: all three)")
     args = parser.parse_args(argv)
+    modes = [m for m in MODES if m in args.modes.split(",")]
 
     from engine.evaluation import Evaluator, case_line, load_suite, summarise
     from engine.model.llama import LlamaBackend
@@ -42,10 +44,10 @@ def main(argv=None) -> int:
              and (not args.only or c.id in args.only.split(","))]
     base = Settings(n_threads=args.threads, temperature=0.0)
     backend = LlamaBackend(Path(args.model), base)
-    evaluators = {m: Evaluator(lambda case: backend, base.replace(agent_mode=m)) for m in MODES}
-    results: dict[str, list[dict]] = {m: [] for m in MODES}
+    evaluators = {m: Evaluator(lambda case: backend, base.replace(agent_mode=m)) for m in modes}
+    results: dict[str, list[dict]] = {m: [] for m in modes}
     for i, case in enumerate(cases, start=1):
-        for mode in MODES:
+        for mode in modes:
             r = evaluators[mode].run_case(case)
             results[mode].append(r)
             print(f"{mode:>5} " + case_line(i, len(cases), r), flush=True)
@@ -57,7 +59,7 @@ def main(argv=None) -> int:
         print(f"{'mode':<6}{'acc':>7}{'refusal':>9}{'tool F1':>9}{'link F1':>9}{'calls/q':>9}{'planned':>9}"
               f"{'fell back':>11}{'median s':>10}{'mean s':>9}{'calls×':>8}{'time×':>7}")
         base_summary = None
-        for mode in MODES:
+        for mode in modes:
             rows = [r for r in results[mode] if split == "all" or r["split"] == split]
             s = summarise(rows)
             report[f"{split}/{mode}"] = s

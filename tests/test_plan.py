@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 import pytest
@@ -85,6 +86,9 @@ def test_independent_steps_run_at_once_and_the_answer_is_the_second_call():
     assert '#1 employee_data: <data from="employee_data">' in backend.prompts[1] and "Up to 3 days" in backend.prompts[1]
     assert "Action:" not in backend.grammars[1].split("\n")[0]
     assert trace.ungrounded_numbers == []
+    # ...and writes it once, under the grammar of sourced numbers: its digits can only spell 12, 3, …
+    # (a free answer with a made-up figure would need a third call to rewrite it)
+    assert re.search(r"^num ::=", backend.grammars[1], re.M) and not re.search(r"^num ::=", backend.grammars[0], re.M)
 
 
 def test_a_reference_takes_the_number_an_earlier_step_returned():

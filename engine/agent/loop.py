@@ -252,6 +252,7 @@ class Agent:
         found = False  # a tool returned something (not an error, not a loop note)
         withdrawn: list[str] = []  # the numbers of a withdrawn answer
         calc_retry = False  # an answer that wrote out a calculation was sent back to the calculator once
+        plan_answer = False  # the next call writes the answer to a plan that ran
         try:
             # A question with another part ("…, and how many days do I have left?") is the model's:
             # the walk-through would drop that part.
@@ -269,7 +270,9 @@ class Agent:
                     raise Cancelled()
                 prompt, budget = self._fit_prompt(question, segments)
                 sources = base_sources + [s.observation for s in segments if s.observation and s.tool]
-                numbers = number_forms(sources) if grounded_retry else None
+                # The answer after a plan is written once, under the grammar of sourced numbers: every
+                # result is known by then, and a rewrite would be a third model call.
+                numbers = number_forms(sources) if grounded_retry or plan_answer else None
                 if grounded_retry:
                     budget = min(budget, GROUNDED_RETRY_TOKENS)
                 planning = step_no == 0 and allow_tools and self._plans(question)
@@ -306,7 +309,7 @@ class Agent:
                     if outcome.failed and not outcome.denials:
                         trace.plan_fallback = True  # what failed is in the observation: ReAct goes on from here
                     else:
-                        force_final = True
+                        force_final = plan_answer = True
                     continue
                 try:
                     turn = self.format.parse(text, self.tools, truncated=generation.stop_reason == "length")
