@@ -270,6 +270,7 @@ def cmd_procedures(args: argparse.Namespace) -> int:
     """The procedures in the policy folder, whether each applies to the signed-in user, and the files
     that could not be read as one (for HR writing them)."""
     from engine.assistant import Sources, build_data_tool, context_for, policies_path, sign_in
+    from engine.tools.registry import ToolRegistry
     from engine.workflows.procedures import ProcedureBook, check_applicability
 
     settings = _settings(args)
@@ -277,8 +278,6 @@ def cmd_procedures(args: argparse.Namespace) -> int:
     book = ProcedureBook.load(policies_path(settings, sources))
     data = build_data_tool(settings, sources)
     identity = sign_in(data, args.user or "", remembered=settings.user)
-    from engine.tools.registry import ToolRegistry
-
     context = context_for(identity, ToolRegistry([data]))
     print(_who(identity))
     if not book.procedures:

@@ -200,6 +200,8 @@ def test_a_column_the_user_may_not_read_is_not_checked(tmp_path):
     assert result.verdict == "unknown"
     assert "Only HR" in result.checks[0].reason and result.checks[0].value == ""
     assert "no 'shoe_size'" in result.checks[1].reason
+    [entry] = [json.loads(line) for line in (tmp_path / "audit.log").read_text().splitlines()]
+    assert entry["allowed"] is False  # the refused column is on record as refused
     outsider = check_applicability(p, tool, me("Nobody Here"), TODAY)
     assert outsider.verdict == "unknown" and "not in the employee data" in outsider.checks[0].reason
 

@@ -50,13 +50,19 @@ def _text_lines(text: str, page: int | None = None) -> list[Line]:
 _FRONT_MATTER_LINE = re.compile(r"^\s*([A-Za-z_][\w-]*\s*:|-\s|#)")
 
 
+def front_matter_end(lines: list[str]) -> int | None:
+    """The index of the line that closes front matter opened by ``---`` on the first line (within
+    200 lines), or None when the text has none or it is not closed."""
+    if not lines or lines[0].strip().lstrip("\ufeff") != "---":
+        return None
+    return next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
+
+
 def _without_front_matter(text: str) -> str:
     """A Markdown file's front matter (``---`` … ``---`` at the top: a procedure's settings, see
     :mod:`engine.workflows.procedures`) is not policy text; its lines are blanked so line numbers stay true."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if not lines or lines[0].strip().lstrip("\ufeff") != "---":
-        return text
-    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
+    end = front_matter_end(lines)
     if end is None or not all(_FRONT_MATTER_LINE.match(line) for line in lines[1:end] if line.strip()):
         return text  # a rule line and text, not settings: it stays policy text
     return "\n" * (end + 1) + "\n".join(lines[end + 1:])

@@ -153,9 +153,11 @@ class Procedure:
 def _front_matter(lines: list[str], where: str) -> tuple[dict[str, Any], int]:
     """The front matter's keys (a small YAML subset: ``key: value``, ``key: [a, b]``, ``key:`` with
     ``- item`` lines) and the number of lines it takes; ({}, 0) when the file has none."""
+    from engine.policy.loaders import front_matter_end
+
     if not lines or lines[0].strip() != "---":
         return {}, 0
-    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
+    end = front_matter_end(lines)
     if end is None:
         raise DataFileError(f"{where}: the front matter that starts on line 1 is not closed with '---'.",
                             hint="End it with a line of three dashes.")
@@ -405,6 +407,7 @@ def check_applicability(procedure: Procedure, data_tool, context, today: _dt.dat
     viewer = data_tool.viewer(context.user)
     table = data_tool.table
     read: list[str] = []
+    refused = False  # a condition named a column the access rules keep from this user
     for condition in procedure.conditions:
         column, derive = _column_for(table, condition.field)
         if viewer.row is None:
@@ -415,6 +418,7 @@ def check_applicability(procedure: Procedure, data_tool, context, today: _dt.dat
             continue
         if not viewer.can_read(column, [viewer.row]):
             checks.append(_unchecked(condition, "", viewer.denial(column)))
+            refused = True
             continue
         read.append(column)
         raw = _plain(table.df.at[viewer.row, column])
@@ -433,7 +437,6 @@ def check_applicability(procedure: Procedure, data_tool, context, today: _dt.dat
         else:
             value, shown = raw, (raw.isoformat() if isinstance(raw, _dt.date) else str(raw))
         checks.append(_compare(condition, value, shown))
-    refused = any(c.reason and ("Only HR" in c.reason or "only for yourself" in c.reason) for c in checks)
     if getattr(data_tool, "audit", None) is not None:
         data_tool.audit.record(viewer.name, viewer.role, f"procedure check: {procedure.title}", not refused,
                                "columns: " + ", ".join(dict.fromkeys(read)) if read else "no column read",
