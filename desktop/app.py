@@ -28,6 +28,9 @@ def apply_theme(app, dark: bool | None = None) -> None:
                                 (QPalette.ToolTipText, "#e8eaed"), (QPalette.PlaceholderText, "#9aa0a6"),
                                 (QPalette.Link, "#8ab4f8")):
                 p.setColor(role, QColor(color))
+            # Greyed-out text for disabled controls (a disabled Stop must not look pressable).
+            for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):
+                p.setColor(QPalette.Disabled, role, QColor("#6f7378"))
             app.setPalette(p)
         else:
             app.setPalette(app.style().standardPalette())
@@ -35,6 +38,15 @@ def apply_theme(app, dark: bool | None = None) -> None:
     update()
     if dark is None:
         app.styleHints().colorSchemeChanged.connect(update)
+
+
+def library_versions() -> str:
+    """The window's libraries load (Qt widgets, and pyqtgraph for charts): for ``--self-check``,
+    which needs no display, so a bundle missing one fails its check instead of a chart later."""
+    import PySide6.QtWidgets  # loading the widgets library is the check
+    import pyqtgraph
+
+    return f"PySide6 {PySide6.__version__}, pyqtgraph {pyqtgraph.__version__}"
 
 
 def run(argv: list[str] | None = None) -> int:

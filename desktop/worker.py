@@ -42,6 +42,7 @@ class EngineWorker(QObject):
     data_ready = Signal(object)  # dict: user, role, name, employees (list of names)
     data_failed = Signal(str, str)
     policies_ready = Signal(object)  # IndexReport
+    passages = Signal(object)  # dict: each policy file's passages in order (PolicyIndex.outline)
     policies_failed = Signal(str, str)
     model_ready = Signal(object)  # dict of model info
     model_missing = Signal(str)
@@ -152,6 +153,7 @@ class EngineWorker(QObject):
 
             self.policy_index = build_policy_index(self.settings, progress=progress)
             self.policies_ready.emit(self.policy_index.last_report)
+            self.passages.emit(self.policy_index.outline())
             report = self.policy_index.last_report
             files = len(report.added) + len(report.changed) + len(report.unchanged)
             self.job.emit("policies", f"Policies: {report.chunks} passages from {files} files")

@@ -735,6 +735,17 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
         check("agent question with the model", agent)
     else:
         print("skip  agent question (no --model given and no model in the settings)")
+    import importlib.util
+
+    if importlib.util.find_spec("desktop") is not None and importlib.util.find_spec("PySide6") is not None:
+        def window():
+            from desktop.app import library_versions  # type: ignore[import-not-found]
+
+            return library_versions()
+
+        check("window libraries", window)
+    else:
+        print("skip  window libraries (the desktop window is not installed in this build)")
     if attempts:
         failures += 1
         print(f"FAIL  no network access: {len(attempts)} attempt(s) blocked: {', '.join(attempts[:3])}")

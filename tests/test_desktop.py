@@ -67,7 +67,7 @@ def test_question_streams_tokens_fills_trace_and_sources(qtbot):
     kinds = [window.trace_tree.topLevelItem(i).text(0) for i in range(window.trace_tree.topLevelItemCount())]
     assert kinds.count("Tool") == 3 and "Observation" in kinds and "Model" in kinds
     assert window.sources.count() == 4 and "leave-policy.md" in window.sources.item(0).text()
-    assert window.data_table.rowCount() == 1  # the salary lookup as a real table
+    assert window.data_table.model().rowCount() == 1  # the salary lookup as a real table
     assert window.copy_button.isEnabled() and window.regenerate_button.isEnabled()
 
 
@@ -139,8 +139,9 @@ def test_first_run_without_model_still_searches_and_shows_my_record(qtbot, monke
     qtbot.waitUntil(lambda: window.sources.count() > 0, timeout=10000)
     assert "travel-and-expenses.docx" in window.sources.item(0).text()
     window.record_button.click()
-    qtbot.waitUntil(lambda: window.data_table.rowCount() == 1, timeout=10000)
-    headers = [window.data_table.horizontalHeaderItem(i).text() for i in range(window.data_table.columnCount())]
+    qtbot.waitUntil(lambda: window.data_table.model().rowCount() == 1, timeout=10000)
+    model = window.data_table.model()
+    headers = [model.headerData(i, Qt.Horizontal) for i in range(model.columnCount())]
     assert "sick_days_remaining" in headers
     window.send("anything")  # refused with a message, nothing crashes
     assert window.last_problem[0] == "No chat model"
@@ -436,7 +437,9 @@ def test_the_answer_card_shows_live_progress_then_how_i_got_this(qtbot):
     window.side_tabs.setCurrentIndex(1)
     window.trace_tree.clear()
     window._on_link(QUrl("trace:1"))
-    assert window.side_tabs.currentWidget() is window.trace_tree and window.trace_tree.topLevelItemCount() > 3
+    assert window.side_tabs.currentWidget() is window.trace_tree
+    turn = window.trace_tree.topLevelItem(0)
+    assert turn.text(0) == "Question" and turn.isExpanded() and turn.childCount() > 3
 
 
 LDD = """\tlinux-vdso.so.1 (0x00007ffd)

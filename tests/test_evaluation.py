@@ -24,6 +24,22 @@ def test_grounding_numbers():
     assert ungrounded_numbers("1. First\n2. Second [2]", []) == []  # list markers and citations are no claims
 
 
+def test_where_a_number_of_an_answer_came_from():
+    from engine.agent.grounding import number_spans, where_from
+
+    text = "You get $1,769.23 for 10 days [1]."
+    assert [(text[a:b], n) for a, b, n in number_spans(text)] == [("$1,769.23", "1769.23"), ("10", "10")]
+    sources = [("calc", "round(46000 / 260 * 10, 2) = 1769.230"), ("data", "| name | pay |\n| Pedro | 46,000 |"),
+               ("policy", "x" * 100 + " paid for up to 10 days of unused leave " + "y" * 100), ("question", "for 10 days?")]
+    assert where_from("46000", sources) == [("calc", "round(46000 / 260 * 10, 2) = 1769.230"), ("data", "| Pedro | 46,000 |")]
+    assert where_from("1769.23", sources[1:]) == []
+    label, excerpt = where_from("10", sources[2:])[0]
+    assert label == "policy" and excerpt.startswith("…") and excerpt.endswith("…") and "up to 10 days" in excerpt
+    assert len(excerpt) < 140
+    assert [label for label, _ in where_from("10", sources, limit=2)] == ["calc", "policy"]
+    assert where_from("1769.2", sources)[0][0] == "calc"  # a rounding of a source's figure
+
+
 def test_an_answer_with_an_unsourced_number_is_rewritten_under_the_grounded_grammar():
     from engine.agent.loop import Agent
     from engine.agent.steps import AnswerRetracted, FinalAnswer

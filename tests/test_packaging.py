@@ -26,7 +26,8 @@ pytestmark = [pytest.mark.packaging, pytest.mark.slow]
 
 WHEELHOUSE = Path(os.environ.get("HR_ASSISTANT_WHEELHOUSE", ROOT / "build" / "wheelhouse"))
 EXPECTED_CHECKS = ("ok    embedding model", "ok    policy index", "ok    policy search", "ok    employee data query",
-                   "ok    calculator", "ok    agent question with the model", "ok    no network access",
+                   "ok    calculator", "ok    agent question with the model", "ok    window libraries",
+                   "ok    no network access",
                    "self-check passed")
 
 

@@ -6,7 +6,7 @@ import html
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QThread, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -23,8 +23,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QTextBrowser,
     QTreeWidget,
@@ -44,7 +42,9 @@ from ..worker import EngineWorker, IndexWorker
 from .documents_dialog import DocumentsDialog
 from .settings_dialog import SettingsDialog
 from .procedure_card import ProcedureCard
-from .widgets import BarChart, PassageDialog, SignInDialog
+from .conversation import ConversationView
+from .data_view import DataView
+from .widgets import PassageDialog, SignInDialog
 
 FIRST_RUN_TEXT = """### No chat model yet
 
@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self.busy = False
         self.model_loaded = False
         self.index_report = None
+        self.passages: dict[str, list[dict]] = {}  # each policy file's passages, for showing a citation in place
         self.documents: DocumentsDialog | None = None
         self._render_pending = False
         self._observation_data: list = []  # structured tool results of the running answer
@@ -168,10 +169,9 @@ class MainWindow(QMainWindow):
         self.choose_model_button.clicked.connect(self.choose_model)
         self.choose_model_button.hide()
         c_l.addWidget(self.choose_model_button)
-        self.transcript = QTextBrowser()
-        self.transcript.setOpenLinks(False)  # citation links open the passage viewer
-        self.transcript.anchorClicked.connect(self._on_link)
-        self.transcript.setAccessibleName("Conversation")
+        self.transcript = ConversationView()
+        self.transcript.trace_requested.connect(self.open_trace)
+        self.transcript.citation_requested.connect(self.open_citation)
         c_l.addWidget(self.transcript, 1)
         actions = QHBoxLayout()
         self.copy_button = QPushButton("Copy answer")
@@ -246,15 +246,9 @@ class MainWindow(QMainWindow):
         self.sources.itemActivated.connect(self._open_source)
         self.sources.itemDoubleClicked.connect(self._open_source)
         self.side_tabs.addTab(self.sources, "Sources")
-        data = QWidget()
-        d_l = QVBoxLayout(data)
-        self.data_table = QTableWidget()
-        self.data_table.setAccessibleName("Data table")
-        d_l.addWidget(self.data_table, 1)
-        self.chart = BarChart()
-        self.chart.hide()
-        d_l.addWidget(self.chart)
-        self.side_tabs.addTab(data, "Data")
+        self.data_view = DataView()
+        self.data_table, self.chart = self.data_view.table, self.data_view.chart
+        self.side_tabs.addTab(self.data_view, "Data")
         splitter.addWidget(self.side_tabs)
         splitter.setSizes([230, 620, 350])
 
@@ -312,6 +306,7 @@ class MainWindow(QMainWindow):
         w.data_ready.connect(self._on_data_ready)
         w.data_failed.connect(lambda m, h: self._problem("The employee data cannot be used", m, h))
         w.policies_ready.connect(self._on_policies_ready)
+        w.passages.connect(self._on_passages)
         w.policies_failed.connect(lambda m, h: self._problem("The policy documents cannot be searched", m, h))
         w.model_ready.connect(self._on_model_ready)
         w.model_missing.connect(self._on_model_missing)
@@ -342,6 +337,12 @@ class MainWindow(QMainWindow):
         s = self._qsettings()
         if s.value("geometry") is not None:
             self.restoreGeometry(s.value("geometry"))
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange and hasattr(self, "transcript"):
+            self.transcript.redraw()  # the marks and tints follow the light or dark theme
+            self._schedule_render()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         s = self._qsettings()
@@ -435,8 +436,7 @@ class MainWindow(QMainWindow):
         self.messages = [{"id": m.id, "role": m.role, "content": m.content, "trace": m.trace}
                          for m in self.store.messages(conversation)]
         self.render()
-        last = next((m for m in reversed(self.messages) if m["role"] == "assistant"), None)
-        self._show_trace(last["trace"] if last else None)
+        self._show_all_traces()
         self._resume_procedure()
         self._update_actions()
 
@@ -681,31 +681,7 @@ class MainWindow(QMainWindow):
 
     def render(self) -> None:
         self._render_pending = False
-        parts = []
-        for i, m in enumerate(self.messages):
-            who = "You" if m["role"] == "user" else "HR assistant"
-            content = m["content"]
-            if m.get("streaming"):
-                content = self._live_progress(m) + (f"\n\n{content}" if content else "")
-            ungrounded = (m.get("trace") or {}).get("ungrounded") or []
-            if ungrounded:
-                content += ("\n\n⚠ *Check these numbers — no looked-up data or policy contains them: "
-                            f"{', '.join(ungrounded)}*")
-            citations = (m.get("trace") or {}).get("citations") or []
-            if citations:
-                links = " · ".join(f"[[{c['n']}] {c['source']} › {c['section'].split(' › ')[-1]}](cite:{i}:{k})"
-                                   for k, c in enumerate(citations))
-                content += f"\n\n*Sources:* {links}"
-            trace = m.get("trace") or {}
-            if not m.get("streaming") and trace.get("steps"):
-                tools = sum(1 for s in trace["steps"] if s.get("action"))
-                content += (f"\n\n[How I got this](trace:{i}) · {tools} tool step{'s' if tools != 1 else ''} · "
-                            f"{trace.get('llm_calls', 0)} model call{'s' if trace.get('llm_calls') != 1 else ''} · "
-                            f"{trace.get('seconds') or 0:.1f} s")
-            parts.append(f"**{who}**\n\n{content}")
-        self.transcript.setMarkdown("\n\n---\n\n".join(parts) if parts else "*Ask a question to start.*")
-        bar = self.transcript.verticalScrollBar()
-        bar.setValue(bar.maximum())
+        self.transcript.show_messages(self.messages, self._live_progress)
 
     @staticmethod
     def _live_progress(msg: dict) -> str:
@@ -720,41 +696,70 @@ class MainWindow(QMainWindow):
             lines.append("- … Thinking" if not lines else "- … Thinking about the results")
         return f"*Working on it — {elapsed:.0f} s*\n\n" + "\n".join(lines)
 
-    def _show_trace(self, record: dict | None) -> None:
+    def _show_all_traces(self, focus: int | None = None) -> None:
+        """Reasoning for every answer of the chat, one branch per turn; ``focus`` (a message index,
+        default the last answer) is open and selected, and its sources are listed."""
         self.trace_tree.clear()
         self.sources.clear()
-        if not record:
-            return
-        for s in record.get("steps", []):
-            QTreeWidgetItem(self.trace_tree, ["Thought", s.get("thought", ""), ""])
-            if s.get("action"):
-                QTreeWidgetItem(self.trace_tree, ["Tool", f"{s['action']}: {s.get('action_input', '')}", ""])
-                obs = QTreeWidgetItem(self.trace_tree, ["Observation", (s.get("observation") or "")[:200],
-                                                        f"{s.get('seconds', 0):.2f}s"])
-                QTreeWidgetItem(obs, ["", s.get("observation") or "", ""])
-        self._show_sources(record.get("citations") or [])
+        answers = [i for i, m in enumerate(self.messages) if m["role"] == "assistant" and m.get("trace")]
+        if focus is None and answers:
+            focus = answers[-1]
+        for i in answers:
+            record = self.messages[i]["trace"]
+            question = next((m["content"] for m in reversed(self.messages[:i]) if m["role"] == "user"), "")
+            steps = record.get("steps") or []
+            tools = sum(1 for s in steps if s.get("action"))
+            turn = QTreeWidgetItem(self.trace_tree, ["Question", " ".join(question.split())[:120],
+                                                     f"{record.get('seconds') or 0:.1f}s"])
+            turn.setToolTip(1, question)
+            turn.setData(0, Qt.UserRole, i)
+            for step in steps:
+                QTreeWidgetItem(turn, ["Thought", step.get("thought", ""), ""])
+                if step.get("action"):
+                    QTreeWidgetItem(turn, ["Tool", f"{step['action']}: {step.get('action_input', '')}", ""])
+                    obs = QTreeWidgetItem(turn, ["Observation", (step.get("observation") or "")[:200],
+                                                 f"{step.get('seconds', 0):.2f}s"])
+                    QTreeWidgetItem(obs, ["", step.get("observation") or "", ""])
+            if not steps:
+                QTreeWidgetItem(turn, ["", f"Answered with {tools} tool steps", ""])
+            if i == focus:
+                turn.setExpanded(True)
+                self.trace_tree.setCurrentItem(turn)
+                self.trace_tree.scrollToItem(turn)
+                self._show_sources(record.get("citations") or [], switch=False)
 
-    def _show_sources(self, citations: list[dict]) -> None:
+    def _show_sources(self, citations: list[dict], switch: bool = True) -> None:
         self.sources.clear()
         for c in citations:
             item = QListWidgetItem(f"[{c.get('n', '')}] {c['source']} › {c['section']}\n{c['location']}")
             item.setData(Qt.UserRole, c)
             self.sources.addItem(item)
-        if citations:
+        if citations and switch:
             self.side_tabs.setCurrentWidget(self.sources)
 
     def _on_link(self, url) -> None:
+        """``trace:i`` and ``cite:i:k`` links (the cards send the same as signals)."""
         if url.scheme() == "trace":
-            # "How I got this": that answer's own trace, also for earlier turns of a reopened chat.
-            self._show_trace(self.messages[int(url.path())].get("trace"))
-            self.side_tabs.setCurrentWidget(self.trace_tree)
-            return
-        if url.scheme() == "cite":
-            msg, k = (int(x) for x in url.path().split(":"))
-            PassageDialog(self.messages[msg]["trace"]["citations"][k], self).exec()
+            self.open_trace(int(url.path()))
+        elif url.scheme() == "cite":
+            self.open_citation(*(int(x) for x in url.path().split(":")))
+
+    def open_trace(self, index: int) -> None:
+        """"How I got this": every turn of the chat in Reasoning, this one open and selected."""
+        self._show_all_traces(index)
+        self.side_tabs.setCurrentWidget(self.trace_tree)
+
+    def open_citation(self, index: int, k: int) -> None:
+        """The cited passage in its place in the document, highlighted."""
+        citation = self.messages[index]["trace"]["citations"][k]
+        PassageDialog(citation, self.passages.get(citation["source"]), self).exec()
+
+    def _on_passages(self, outline: dict) -> None:
+        self.passages = outline
 
     def _open_source(self, item: QListWidgetItem) -> None:
-        PassageDialog(item.data(Qt.UserRole), self).exec()
+        citation = item.data(Qt.UserRole)
+        PassageDialog(citation, self.passages.get(citation["source"]), self).exec()
 
     def _show_leave_request(self, request: dict) -> None:
         """The exact request, with the balance after, and the only buttons that can submit it."""
@@ -847,19 +852,7 @@ class MainWindow(QMainWindow):
             return
         if not (isinstance(data, dict) and "rows" in data):
             return
-        cols, rows = data["columns"], data["rows"]
-        self.data_table.setColumnCount(len(cols))
-        self.data_table.setHorizontalHeaderLabels(cols)
-        self.data_table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, value in enumerate(row):
-                self.data_table.setItem(r, c, QTableWidgetItem("" if value is None else str(value)))
-        numeric = len(cols) == 2 and rows and all(isinstance(row[1], (int, float)) for row in rows)
-        if data.get("grouped") and numeric:
-            self.chart.set_data(f"{cols[1]} by {cols[0]}", [(str(row[0]), float(row[1])) for row in rows])
-            self.chart.show()
-        else:
-            self.chart.hide()
+        self.data_view.show_result(data)
 
     # -- without a model -----------------------------------------------------------------------------
     def _on_search_done(self, query: str, hits) -> None:
@@ -952,6 +945,7 @@ class MainWindow(QMainWindow):
 
     def _on_index_done(self, index, report) -> None:
         self.index_report = report
+        self.passages = index.outline()
         self.request_use_index.emit(index)
         self.statusBar().showMessage(f"Policies re-indexed: {report.summary()}", 8000)
         if self.documents is not None:

@@ -1,9 +1,11 @@
-"""Small widgets: a bar chart for grouped results, the passage viewer, the sign-in dialog."""
+"""Small widgets: the passage viewer and the sign-in dialog."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPalette
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -16,66 +18,51 @@ from PySide6.QtWidgets import (
 )
 
 
-class BarChart(QWidget):
-    """Horizontal bars for (label, value) pairs: pay by department, leave by team."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setAccessibleName("Chart of the grouped result")
-        self.setMinimumHeight(160)
-        self.title = ""
-        self.bars: list[tuple[str, float]] = []
-
-    def set_data(self, title: str, bars: list[tuple[str, float]]) -> None:
-        self.title, self.bars = title, bars[:20]
-        self.setMinimumHeight(40 + 22 * len(self.bars))
-        self.update()
-
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt API
-        if not self.bars:
-            return
-        p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
-        pal = self.palette()
-        text = pal.color(QPalette.WindowText)
-        bar = pal.color(QPalette.Highlight)
-        fm = p.fontMetrics()
-        label_w = min(max(fm.horizontalAdvance(label) for label, _ in self.bars) + 10, self.width() // 2)
-        top = 24
-        p.setPen(text)
-        p.drawText(4, 16, self.title)
-        peak = max((abs(v) for _, v in self.bars), default=1) or 1
-        avail = max(self.width() - label_w - 90, 20)
-        for i, (label, value) in enumerate(self.bars):
-            y = top + i * 22
-            p.setPen(text)
-            p.drawText(QRectF(4, y, label_w - 8, 18), Qt.AlignRight | Qt.AlignVCenter,
-                       fm.elidedText(label, Qt.ElideRight, label_w - 8))
-            w = avail * abs(value) / peak
-            p.fillRect(QRectF(label_w, y + 2, w, 14), QColor(bar))
-            p.drawText(QRectF(label_w + w + 6, y, 84, 18), Qt.AlignLeft | Qt.AlignVCenter, f"{value:,.2f}".rstrip("0").rstrip("."))
-        p.end()
-
-
 class PassageDialog(QDialog):
-    """A cited policy passage with its heading path and location."""
+    """A cited passage in its place: the whole document's passages in order, the cited one
+    highlighted and scrolled into view (just the passage when the document is not at hand)."""
 
-    def __init__(self, citation: dict, parent: QWidget | None = None) -> None:
+    def __init__(self, citation: dict, document: list[dict] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"[{citation.get('n', '')}] {citation['source']}")
-        self.resize(620, 420)
+        self.resize(680, 520)
         layout = QVBoxLayout(self)
-        heading = QLabel(f"<b>{citation['section']}</b><br>{citation['source']}, {citation['location']}")
+        heading = QLabel(f"<b>{html.escape(citation['section'])}</b><br>{html.escape(citation['source'])}, "
+                         f"{html.escape(citation['location'])}")
         heading.setWordWrap(True)
         heading.setTextInteractionFlags(Qt.TextSelectableByMouse)
         layout.addWidget(heading)
-        body = QTextBrowser()
-        body.setAccessibleName("Passage text")
-        body.setPlainText(citation["text"])
-        layout.addWidget(body)
+        self.body = QTextBrowser()
+        self.body.setAccessibleName("Passage text")
+        layout.addWidget(self.body)
+        passages = document or [citation]
+        self.cited = next((i for i, p in enumerate(passages) if _same_place(p, citation)), None)
+        if self.cited is None:  # the document changed since the answer: show what was cited, first
+            passages, self.cited = [citation, *passages], 0
+        mark = self.palette().color(QPalette.Highlight)
+        mark.setAlpha(60)
+        parts = []
+        for i, p in enumerate(passages):
+            style = f" style='background-color:{mark.name(QColor.HexArgb)}'" if i == self.cited else ""
+            anchor = "<a name='cited'></a>" if i == self.cited else ""
+            section = p["section"].split(" › ")[-1] if p.get("section") else ""
+            parts.append(f"{anchor}<table width='100%' cellpadding='6'{style}><tr><td>"
+                         f"<small>{html.escape(p.get('location', ''))}</small>"
+                         + (f"<br><b>{html.escape(section)}</b>" if section else "")
+                         + f"<p style='white-space:pre-wrap'>{html.escape(p['text'])}</p></td></tr></table>")
+        self.body.setHtml("".join(parts))
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        self.body.scrollToAnchor("cited")
+
+
+def _same_place(passage: dict, citation: dict) -> bool:
+    return (passage.get("line_start") == citation.get("line_start") and passage.get("page") == citation.get("page")
+            and passage.get("text") == citation.get("text"))
 
 
 class SignInDialog(QDialog):

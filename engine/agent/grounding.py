@@ -30,6 +30,39 @@ def numbers_in(text: str) -> list[str]:
     return [normalise_number(m.group(1)) for m in _NUMBER.finditer(text)]
 
 
+def number_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, normalised)`` of each number of ``text``, citation markers (``[1]``) left out:
+    where a reader's eye meets a figure, for marking where it came from."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        start, end = m.span(1)
+        if text[start - 1:start] == "[" and text[end:end + 1] == "]":
+            continue
+        if text[start - 1:start] in ("$", "€", "£", "₱"):
+            start -= 1  # the currency sign belongs to the figure
+        out.append((start, end, normalise_number(m.group(1))))
+    return out
+
+
+def where_from(claim: str, sources: list[tuple[object, str]], limit: int = 3, width: int = 60) -> list[tuple[object, str]]:
+    """``(label, excerpt)`` of the sources that contain the number ``claim`` (normalised), literally
+    or as a rounding of it, in the order given; the excerpt is the text around it (``width``
+    characters each side, on its line)."""
+    out: list[tuple[object, str]] = []
+    for label, text in sources:
+        for line in text.splitlines():
+            spans = [(a, b) for a, b, n in number_spans(line) if _grounded(claim, {n}, [float(n)])]
+            if spans:
+                a, b = spans[0]
+                head, tail = max(0, a - width), min(len(line), b + width)
+                excerpt = ("…" if head else "") + line[head:tail].strip() + ("…" if tail < len(line) else "")
+                out.append((label, excerpt))
+                break
+        if len(out) >= limit:
+            break
+    return out
+
+
 def _grounded(claim: str, known: set[str], values: list[float]) -> bool:
     """Literally present, or a source number rounded to the claim's precision (1769.230769 -> 1769.23)."""
     if claim in known:

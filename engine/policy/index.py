@@ -160,6 +160,17 @@ class PolicyIndex:
         self._bm25 = None
         self._cache = _QueryCache()
 
+    def outline(self) -> dict[str, list[dict]]:
+        """Each file's passages in reading order (page, then line), for showing a cited passage in
+        its place: a plain copy the window may keep while this index is searched or rebuilt."""
+        out: dict[str, list[dict]] = {}
+        for c in self.chunks:
+            out.setdefault(c.source, []).append({"section": c.section, "text": c.text, "location": c.location(),
+                                                 "line_start": c.line_start, "line_end": c.line_end, "page": c.page})
+        for passages in out.values():
+            passages.sort(key=lambda p: (p["page"] or 0, p["line_start"], p["line_end"]))
+        return out
+
     # -- persistence ---------------------------------------------------------------------------------
     def _expected(self) -> dict:
         return {"version": INDEX_VERSION, "chunker": CHUNKER_VERSION, "model": self.embedder.identity,

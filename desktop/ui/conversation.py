@@ -1,0 +1,406 @@
+"""The conversation as message cards: Markdown (tables, lists), citation chips, marked numbers, copy.
+
+Each message is a :class:`MessageCard`. An answer's numbers are marked by where they came from:
+a figure a tool returned is tinted, and hovering it names the tool and the line of its result; a
+figure the engine could not ground is underlined in red with a warning. ``[1]`` in the text and the
+chips under it open the cited passage. The window keeps the messages; this view only shows them
+and reports clicks (``trace_requested``, ``citation_requested``) by the message's index.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QCoreApplication, QMimeData, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.agent.grounding import number_spans, where_from
+
+#: How a tool is named where a number's origin is shown.
+TOOL_NAMES = {"calculator": "the calculator", "employee_data": "the employee data",
+              "policy_search": "the policies", "leave_request": "the leave request"}
+_CITATION = re.compile(r"\[(\d{1,2})\]")
+
+
+def number_origins(message: dict, earlier: list[dict]) -> dict[str, list[tuple[str, str]]]:
+    """For each number of an answer (normalised): where it came from, as ``(label, excerpt)``.
+
+    A calculation's own number is its result (its operands came from elsewhere, and are found
+    there); tools come before the question and the rest of the chat, as a figure the person typed
+    is theirs, not the assistant's."""
+    trace = message.get("trace") or {}
+    sources: list[tuple[str, str]] = []
+    for s in trace.get("steps") or []:
+        if not (s.get("action") and s.get("ok", True) and s.get("observation")):
+            continue
+        if s["action"] == "calculator":
+            sources.insert(0, (f"From the calculator ({s['observation'].strip()[:120]})",
+                               s["observation"].rpartition("=")[2]))
+        else:
+            sources.append((f"From {TOOL_NAMES.get(s['action'], s['action'])}", s["observation"]))
+    question = next((m["content"] for m in reversed(earlier) if m["role"] == "user"), "")
+    sources.append(("From your question", question))
+    sources += [("Earlier in this chat", m["content"]) for m in earlier[:-1] if m.get("content")]
+    out: dict[str, list[tuple[str, str]]] = {}
+    for _, _, number in number_spans(message.get("content") or ""):
+        if number not in out:
+            out[number] = where_from(number, sources)
+    return out
+
+
+class FlowLayout(QLayout):
+    """Lays its items out left to right and wraps them, like words (the citation chips)."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
+        super().__init__(parent)
+        self._items = []
+        self.setContentsMargins(0, 0, 0, 0)
+        self.setSpacing(spacing)
+
+    def addItem(self, item) -> None:  # noqa: N802 - Qt API
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int):  # noqa: N802 - Qt API
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int):  # noqa: N802 - Qt API
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self):  # noqa: N802 - Qt API
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt API
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt API
+        return self._arrange(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 - Qt API
+        super().setGeometry(rect)
+        self._arrange(rect, move=True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:  # noqa: N802 - Qt API
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        return size
+
+    def _arrange(self, rect: QRect, move: bool) -> int:
+        x, y, row = rect.x(), rect.y(), 0
+        for item in self._items:
+            hint = item.sizeHint()
+            if x + hint.width() > rect.right() and row > 0:
+                x, y, row = rect.x(), y + row + self.spacing(), 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self.spacing()
+            row = max(row, hint.height())
+        return y + row - rect.y()
+
+
+class MessageBody(QTextBrowser):
+    """Rich text that is as tall as its content: the scroll area around the cards scrolls, not it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setOpenLinks(False)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)  # a wide table scrolls sideways
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.document().setDocumentMargin(2)
+        self.document().documentLayout().documentSizeChanged.connect(lambda _: self.fit())
+
+    def fit(self) -> None:
+        height = int(self.document().size().height()) + 2
+        if self.horizontalScrollBar().isVisible():
+            height += self.horizontalScrollBar().height()
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self.fit()
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt API
+        # The conversation scrolls, not the card under the pointer (a wide table still scrolls sideways).
+        if event.angleDelta().x() and self.horizontalScrollBar().isVisible():
+            super().wheelEvent(event)
+            return
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None:
+            QCoreApplication.sendEvent(area.verticalScrollBar(), event)
+        else:
+            event.ignore()
+
+
+class MessageCard(QFrame):
+    """One message: who, the text as Markdown, its sources as chips, and for an answer its footer."""
+
+    def __init__(self, view: ConversationView, index: int) -> None:
+        super().__init__()
+        self.view, self.index = view, index
+        self.message: dict = {}
+        self.setFrameShape(QFrame.NoFrame)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(4)
+        head = QHBoxLayout()
+        self.who = QLabel()
+        self.who.setTextFormat(Qt.RichText)
+        head.addWidget(self.who)
+        head.addStretch(1)
+        self.copy_button = QToolButton()
+        self.copy_button.setText("Copy")
+        self.copy_button.setAutoRaise(True)
+        self.copy_button.setToolTip("Copy this message")
+        self.copy_button.setAccessibleName("Copy this message")
+        self.copy_button.clicked.connect(self.copy)
+        head.addWidget(self.copy_button)
+        layout.addLayout(head)
+        self.body = MessageBody()
+        self.body.setAccessibleName("Message text")
+        self.body.anchorClicked.connect(self._on_anchor)
+        layout.addWidget(self.body)
+        self.warning = QLabel()
+        self.warning.setWordWrap(True)
+        self.warning.hide()
+        layout.addWidget(self.warning)
+        self.chips_box = QWidget()
+        self.chips = FlowLayout(self.chips_box)
+        self.chips_box.hide()
+        layout.addWidget(self.chips_box)
+        self.footer = QLabel()
+        self.footer.setTextFormat(Qt.RichText)
+        self.footer.setAccessibleName("How I got this")
+        self.footer.linkActivated.connect(lambda _: self.view.trace_requested.emit(self.index))
+        self.footer.hide()
+        layout.addWidget(self.footer)
+        #: Normalised number -> its origins, as last marked (tests and hover read it).
+        self.origins: dict[str, list[tuple[str, str]]] = {}
+
+    # -- filling -----------------------------------------------------------------------------------
+    def show_message(self, message: dict, earlier: list[dict], live_text: str = "") -> None:
+        self.message = message
+        user = message["role"] == "user"
+        self.setObjectName("userCard" if user else "assistantCard")
+        self.setAccessibleName("Your question" if user else "Answer")
+        self.who.setText("<b>You</b>" if user else "<b>HR assistant</b>")
+        self.style().unpolish(self)
+        self.style().polish(self)
+        content = message.get("content") or ""
+        streaming = bool(message.get("streaming"))
+        self.copy_button.setVisible(bool(content) and not streaming)
+        self.body.setMarkdown(live_text + (f"\n\n{content}" if content and live_text else content))
+        trace = message.get("trace") or {}
+        citations = trace.get("citations") or []
+        self.origins = {}
+        if not user and not streaming:
+            self._mark(trace, citations, earlier)
+        self._show_warning(trace.get("ungrounded") or [])
+        self._show_chips(citations)
+        self._show_footer(trace if not streaming else {})
+        self.body.fit()
+
+    def _mark(self, trace: dict, citations: list[dict], earlier: list[dict]) -> None:
+        """Tint the numbers that came from a tool, underline the ungrounded ones, link ``[k]``."""
+        self.origins = number_origins(self.message, earlier)
+        ungrounded = set(trace.get("ungrounded") or [])
+        doc = self.body.document()
+        text = doc.toRawText()
+        palette = self.palette()
+        dark = palette.color(QPalette.Window).lightness() < 128
+        tint = QColor(palette.color(QPalette.Highlight))
+        tint.setAlpha(70 if dark else 45)
+        for start, end, number in number_spans(text):
+            fmt = QTextCharFormat()
+            origins = self.origins.get(number) or []
+            if number in ungrounded:
+                fmt.setUnderlineStyle(QTextCharFormat.WaveUnderline)
+                fmt.setUnderlineColor(QColor("#ff6b6b" if dark else "#c62828"))
+                fmt.setToolTip("No looked-up data, policy or calculation contains this number: check it.")
+            elif origins and any(not label.startswith(("From your", "Earlier")) for label, _ in origins):
+                fmt.setBackground(tint)
+                fmt.setToolTip(_origin_text(origins))
+            elif origins:
+                fmt.setToolTip(_origin_text(origins))
+            else:
+                continue
+            self._format(start, end, fmt)
+        numbers = {c.get("n"): k for k, c in enumerate(citations)}
+        for m in _CITATION.finditer(text):
+            k = numbers.get(int(m.group(1)))
+            if k is None:
+                continue
+            fmt = QTextCharFormat()
+            fmt.setAnchor(True)
+            fmt.setAnchorHref(f"cite:{self.index}:{k}")
+            fmt.setForeground(palette.color(QPalette.Link))
+            fmt.setToolTip(_chip_tooltip(citations[k]))
+            self._format(m.start(), m.end(), fmt)
+
+    def _format(self, start: int, end: int, fmt: QTextCharFormat) -> None:
+        cursor = QTextCursor(self.body.document())
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.KeepAnchor)
+        cursor.mergeCharFormat(fmt)
+
+    def _show_warning(self, ungrounded: list[str]) -> None:
+        self.warning.setVisible(bool(ungrounded))
+        if ungrounded:
+            self.warning.setText("⚠ Check these numbers — no looked-up data or policy contains them: "
+                                 + ", ".join(ungrounded))
+
+    def _show_chips(self, citations: list[dict]) -> None:
+        while self.chips.count():
+            item = self.chips.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        if citations:
+            label = QLabel("Sources:")
+            self.chips.addWidget(label)
+        for k, c in enumerate(citations):
+            section = c["section"].split(" › ")[-1] if c.get("section") else ""
+            chip = QPushButton(f"[{c.get('n', k + 1)}] {c['source']}" + (f" › {section}" if section else ""))
+            chip.setObjectName("chip")
+            chip.setCursor(Qt.PointingHandCursor)
+            chip.setToolTip(_chip_tooltip(c))
+            chip.setAccessibleName(f"Open source {c.get('n', k + 1)}: {c['source']}")
+            chip.clicked.connect(lambda _=False, k=k: self.view.citation_requested.emit(self.index, k))
+            self.chips.addWidget(chip)
+        self.chips_box.setVisible(bool(citations))
+
+    def _show_footer(self, trace: dict) -> None:
+        steps = trace.get("steps") or []
+        self.footer.setVisible(bool(steps))
+        if steps:
+            tools = sum(1 for s in steps if s.get("action"))
+            calls = trace.get("llm_calls", 0)
+            self.footer.setText(f"<a href='trace:{self.index}'>How I got this</a> · {tools} tool "
+                                f"step{'s' if tools != 1 else ''} · {calls} model call{'s' if calls != 1 else ''}"
+                                f" · {trace.get('seconds') or 0:.1f} s")
+
+    # -- acting ------------------------------------------------------------------------------------
+    def _on_anchor(self, url) -> None:
+        if url.scheme() == "cite":
+            self.view.citation_requested.emit(self.index, int(url.path().split(":")[1]))
+
+    def copy(self) -> None:
+        """The message as Markdown (plain text) and as formatted text, for mail or a document."""
+        data = QMimeData()
+        data.setText(self.message.get("content") or "")
+        data.setHtml(self.body.document().toHtml())
+        QGuiApplication.clipboard().setMimeData(data)
+
+    def plain_text(self) -> str:
+        parts = [self.who.text().replace("<b>", "").replace("</b>", ""), self.body.toPlainText()]
+        if self.warning.isVisibleTo(self):
+            parts.append(self.warning.text())
+        if self.chips_box.isVisibleTo(self):
+            parts.append(" ".join(self.chips.itemAt(i).widget().text() for i in range(self.chips.count())))
+        if self.footer.isVisibleTo(self):
+            parts.append(re.sub(r"<[^>]+>", "", self.footer.text()))
+        return "\n".join(parts)
+
+
+def _origin_text(origins: list[tuple[str, str]]) -> str:
+    """The hover text of a number: each place it came from, the calculator's result as it is."""
+    return "\n".join(label if label.startswith("From the calculator") else f"{label}: {excerpt}"
+                     for label, excerpt in origins)
+
+
+def _chip_tooltip(citation: dict) -> str:
+    text = " ".join((citation.get("text") or "").split())
+    return f"{citation.get('section', '')}\n{citation.get('location', '')}\n\n{text[:240]}" + ("…" if len(text) > 240 else "")
+
+
+class ConversationView(QScrollArea):
+    """The chat as a column of cards; only a card whose message changed is redrawn."""
+
+    trace_requested = Signal(int)  # the message's index: show how that answer was made
+    citation_requested = Signal(int, int)  # the message's index, the citation's index: open the passage
+
+    STYLE = """
+    QFrame#userCard { background: palette(alternate-base); border-radius: 10px; margin-left: 48px; }
+    QFrame#assistantCard { background: palette(base); border: 1px solid palette(mid); border-radius: 10px;
+                           margin-right: 24px; }
+    QPushButton#chip { border: 1px solid palette(mid); border-radius: 10px; padding: 2px 10px;
+                       background: palette(button); text-align: left; }
+    QPushButton#chip:hover { border-color: palette(highlight); }
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setAccessibleName("Conversation")
+        inner = QWidget()
+        inner.setStyleSheet(self.STYLE)
+        self._layout = QVBoxLayout(inner)
+        self._layout.setSpacing(10)
+        self._placeholder = QLabel("<i>Ask a question to start.</i>")
+        self._layout.addWidget(self._placeholder)
+        self._layout.addStretch(1)
+        self.setWidget(inner)
+        self.cards: list[MessageCard] = []
+        self._shown: list[tuple] = []
+        self.verticalScrollBar().rangeChanged.connect(self._follow)
+        self._at_bottom = True
+        self.verticalScrollBar().valueChanged.connect(
+            lambda v: setattr(self, "_at_bottom", v >= self.verticalScrollBar().maximum() - 8))
+
+    def show_messages(self, messages: list[dict], live_text=None) -> None:
+        """Show ``messages``; ``live_text(message)`` gives the progress shown above a streaming answer."""
+        while len(self.cards) > len(messages):
+            card = self.cards.pop()
+            self._shown.pop()
+            card.setParent(None)
+            card.deleteLater()
+        for i, message in enumerate(messages):
+            live = live_text(message) if live_text and message.get("streaming") else ""
+            key = (id(message), message.get("content"), live, id(message.get("trace")), bool(message.get("streaming")))
+            if i == len(self.cards):
+                self.cards.append(MessageCard(self, i))
+                self._shown.append(None)
+                self._layout.insertWidget(self._layout.count() - 1, self.cards[i])
+            if self._shown[i] != key:
+                self.cards[i].show_message(message, messages[:i], live)
+                self._shown[i] = key
+        self._placeholder.setVisible(not messages)
+
+    def redraw(self) -> None:
+        """Draw every card again (the colours changed)."""
+        self._shown = [None] * len(self._shown)
+
+    def _follow(self, _minimum: int, maximum: int) -> None:
+        # New text keeps the view at the bottom unless the person scrolled up to read.
+        if self._at_bottom:
+            self.verticalScrollBar().setValue(maximum)
+
+    def toPlainText(self) -> str:  # noqa: N802 - the name QTextEdit gives it
+        if not self.cards:
+            return self._placeholder.text()
+        return "\n\n".join(card.plain_text() for card in self.cards)
