@@ -92,10 +92,10 @@ def test_an_ungrounded_number_is_underlined_and_only_a_changed_card_is_drawn_aga
     messages += [{"role": "user", "content": "And vacation?"},
                  {"role": "assistant", "content": "", "streaming": True}]
     view.show_messages(messages, lambda m: "*Working on it — 1 s*")
-    assert drawn == [2, 3] and "Working on it" in view.cards[3].plain_text()
+    assert drawn == [3, 2] and "Working on it" in view.cards[3].plain_text()
     messages[-1]["content"] = "You have"
     view.show_messages(messages, lambda m: "*Working on it — 2 s*")
-    assert drawn == [2, 3, 3] and not view.cards[3].copy_button.isVisible()  # nothing to copy until it is done
+    assert drawn == [3, 2, 3] and not view.cards[3].copy_button.isVisible()  # nothing to copy until it is done
     view.show_messages(messages[:2])
     assert len(view.cards) == 2
 
@@ -188,3 +188,18 @@ def test_the_wheel_over_a_card_scrolls_the_conversation(qtbot):
                         Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
     QGuiApplication.sendEvent(body.viewport(), event)
     assert bar.value() > 0
+
+
+def test_a_long_chat_draws_the_newest_cards_first_and_the_rest_without_blocking(qtbot):
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.show()
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"} for i in range(30)]
+    view.show_messages(messages)
+    assert [c.index for c in view.cards] == list(range(30 - view.BATCH, 30))  # the end of the chat at once
+    qtbot.waitUntil(lambda: len(view.cards) == 30, timeout=5000)  # the rest on later turns of the event loop
+    layout = view.widget().layout()
+    assert [layout.indexOf(c) for c in view.cards] == list(range(1, 31))  # in the order of the messages
+    assert view.toPlainText().index("message 3\n") < view.toPlainText().index("message 29")
+    view.show_messages(messages[:4])  # another chat: the cards beyond it go
+    assert len(view.cards) == 4 and "message 29" not in view.toPlainText()

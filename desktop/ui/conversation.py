@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QCoreApplication, QMimeData, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QMimeData, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
@@ -206,11 +206,12 @@ class MessageCard(QFrame):
     def show_message(self, message: dict, earlier: list[dict], live_text: str = "") -> None:
         self.message = message
         user = message["role"] == "user"
-        self.setObjectName("userCard" if user else "assistantCard")
-        self.setAccessibleName("Your question" if user else "Answer")
-        self.who.setText("<b>You</b>" if user else "<b>HR assistant</b>")
-        self.style().unpolish(self)
-        self.style().polish(self)
+        if self.objectName() != ("userCard" if user else "assistantCard"):
+            self.setObjectName("userCard" if user else "assistantCard")
+            self.setAccessibleName("Your question" if user else "Answer")
+            self.who.setText("<b>You</b>" if user else "<b>HR assistant</b>")
+            self.style().unpolish(self)  # the style sheet picks the card's look by its name
+            self.style().polish(self)
         content = message.get("content") or ""
         streaming = bool(message.get("streaming"))
         self.copy_button.setVisible(bool(content) and not streaming)
@@ -365,35 +366,58 @@ class ConversationView(QScrollArea):
         self._layout.addWidget(self._placeholder)
         self._layout.addStretch(1)
         self.setWidget(inner)
-        self.cards: list[MessageCard] = []
-        self._shown: list[tuple] = []
+        self._cards: dict[int, MessageCard] = {}  # by the message's index; drawn newest first
+        self._shown: dict[int, tuple] = {}
+        self._pending: tuple[list[dict], object] | None = None
         self.verticalScrollBar().rangeChanged.connect(self._follow)
         self._at_bottom = True
         self.verticalScrollBar().valueChanged.connect(
             lambda v: setattr(self, "_at_bottom", v >= self.verticalScrollBar().maximum() - 8))
 
+    #: Cards drawn per pass. Opening a long chat draws the newest this many at once and the older
+    #: ones in later passes of the event loop, so the window answers clicks meanwhile.
+    BATCH = 12
+
+    @property
+    def cards(self) -> list[MessageCard]:
+        """The cards drawn so far, in the order of the messages."""
+        return [self._cards[i] for i in sorted(self._cards)]
+
     def show_messages(self, messages: list[dict], live_text=None) -> None:
         """Show ``messages``; ``live_text(message)`` gives the progress shown above a streaming answer."""
-        while len(self.cards) > len(messages):
-            card = self.cards.pop()
-            self._shown.pop()
+        for i in [i for i in self._cards if i >= len(messages)]:
+            card = self._cards.pop(i)
+            self._shown.pop(i, None)
             card.setParent(None)
             card.deleteLater()
-        for i, message in enumerate(messages):
+        self._placeholder.setVisible(not messages)
+        self._pending = None
+        drawn = 0
+        for i in range(len(messages) - 1, -1, -1):
+            message = messages[i]
             live = live_text(message) if live_text and message.get("streaming") else ""
             key = (id(message), message.get("content"), live, id(message.get("trace")), bool(message.get("streaming")))
-            if i == len(self.cards):
-                self.cards.append(MessageCard(self, i))
-                self._shown.append(None)
-                self._layout.insertWidget(self._layout.count() - 1, self.cards[i])
-            if self._shown[i] != key:
-                self.cards[i].show_message(message, messages[:i], live)
-                self._shown[i] = key
-        self._placeholder.setVisible(not messages)
+            if self._shown.get(i) == key:
+                continue
+            if drawn == self.BATCH:
+                self._pending = (messages, live_text)
+                QTimer.singleShot(0, self._continue)
+                return
+            if i not in self._cards:
+                card = self._cards[i] = MessageCard(self, i)
+                before = sum(1 for j in self._cards if j < i)
+                self._layout.insertWidget(1 + before, card)  # after the placeholder, in message order
+            self._cards[i].show_message(message, messages[:i], live)
+            self._shown[i] = key
+            drawn += 1
+
+    def _continue(self) -> None:
+        if self._pending is not None:
+            self.show_messages(*self._pending)
 
     def redraw(self) -> None:
         """Draw every card again (the colours changed)."""
-        self._shown = [None] * len(self._shown)
+        self._shown = {}
 
     def _follow(self, _minimum: int, maximum: int) -> None:
         # New text keeps the view at the bottom unless the person scrolled up to read.
