@@ -40,6 +40,19 @@ def apply_theme(app, dark: bool | None = None) -> None:
         app.styleHints().colorSchemeChanged.connect(update)
 
 
+def window_unavailable() -> str | None:
+    """Why the window cannot load on this machine (a system library such as libGL is missing), or
+    None: a server that only runs the terminal chat is not broken for lacking one."""
+    from .platform_check import _IMPORT_LIB, import_problem
+
+    try:
+        import PySide6.QtWidgets  # noqa: F401
+    except ImportError as exc:
+        if _IMPORT_LIB.search(str(exc)):
+            return import_problem(exc).splitlines()[0]
+    return None
+
+
 def library_versions() -> str:
     """The window's libraries load (Qt widgets, and pyqtgraph for charts): for ``--self-check``,
     which needs no display, so a bundle missing one fails its check instead of a chart later."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -18,6 +21,11 @@ from engine.model.scripted import ScriptedBackend  # noqa: E402
 from tests.test_desktop import SCRIPT, _warm_embedder, make_window, wait_ready  # noqa: E402, F401
 
 QUESTION = "Can I cash out unused vacation leave, and how much would I get for 10 days?"
+
+
+def tip(fmt: QTextCharFormat) -> str:
+    """A tooltip as the person reads it (tooltips are escaped HTML, so tags in a source stay text)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", fmt.toolTip()))
 
 
 def format_at(card: MessageCard, text: str) -> QTextCharFormat:
@@ -41,13 +49,13 @@ def test_an_answer_card_shows_where_each_number_came_from_and_opens_its_sources(
     assert card.accessibleName() == "Answer" and question.accessibleName() == "Your question"
     # a figure the calculator gave, one the employee data gave, one the policy gave: each says where from
     result = format_at(card, "1,769.23")
-    assert result.toolTip().startswith("From the calculator (round(46000 / 260 * 10, 2) = 1769.23)")
+    assert tip(result).startswith("From the calculator (round(46000 / 260 * 10, 2) = 1769.23)")
     assert result.background().style() != Qt.NoBrush
-    assert format_at(card, "46,000").toolTip().startswith("From the employee data")
-    assert "From the policies: " in format_at(card, "260").toolTip()
-    assert "divided by 260 working days" in format_at(card, "260").toolTip()
+    assert tip(format_at(card, "46,000")).startswith("From the employee data")
+    assert "From the policies: " in tip(format_at(card, "260"))
+    assert "divided by 260 working days" in tip(format_at(card, "260"))
     assert format_at(card, "once a year").toolTip() == ""  # words are words
-    assert format_at(card, "[1]").anchorHref() == "cite:1:0" and "Encashment" in format_at(card, "[1]").toolTip()
+    assert format_at(card, "[1]").anchorHref() == "cite:1:0" and "Encashment" in tip(format_at(card, "[1]"))
     assert not card.warning.isVisible()
     # the sources are chips; a chip and the inline [1] open the passage in its place in the whole document
     chips = [b for b in card.chips_box.findChildren(QPushButton)]
@@ -80,8 +88,8 @@ def test_an_ungrounded_number_is_underlined_and_only_a_changed_card_is_drawn_aga
     view.show_messages(messages)
     card = view.cards[1]
     made_up = format_at(card, "999")
-    assert made_up.underlineStyle() == QTextCharFormat.WaveUnderline and "check it" in made_up.toolTip()
-    assert format_at(card, "12").toolTip() == "From the employee data: | 12 |"
+    assert made_up.underlineStyle() == QTextCharFormat.WaveUnderline and "check it" in tip(made_up)
+    assert tip(format_at(card, "12")) == "From the employee data: | 12 |"
     assert not card.warning.isHidden() and "999" in card.warning.text()
     assert card.body.document().rootFrame().childFrames()  # the Markdown table is a real table
     assert "How I got this · 1 tool step · 2 model calls · 3.2 s" in view.toPlainText()
@@ -165,9 +173,13 @@ def test_a_grouped_result_is_charted_and_the_table_sorts_by_value(qtbot):
     assert column(1) == ["52,000", "61,000.5", "48,000"]
     view.table.sortByColumn(1, Qt.DescendingOrder)
     assert column(0) == ["IT", "Sales", "HR"]
-    view.show_result({"columns": ["full_name", "team"], "rows": [["Ana", "x"], ["Bo", None]]})
-    assert not view.chart.isVisible() and view.table.model().rowCount() == 2
-    assert column(1) == ["x", ""]
+    view.show_result({"columns": ["full_name", "ratio"], "rows": [["Ana", 2.5], ["Bo", None], ["Cy", float("inf")],
+                                                                 ["Di", 1]]})
+    assert not view.chart.isVisible() and view.table.model().rowCount() == 4
+    assert column(1) == ["2.5", "", "inf", "1"]
+    for order, names in ((Qt.AscendingOrder, ["Di", "Ana", "Cy", "Bo"]), (Qt.DescendingOrder, ["Cy", "Ana", "Di", "Bo"])):
+        view.table.sortByColumn(1, order)
+        assert column(0) == names  # the empty cell last either way
 
 
 def test_the_wheel_over_a_card_scrolls_the_conversation(qtbot):
@@ -201,5 +213,71 @@ def test_a_long_chat_draws_the_newest_cards_first_and_the_rest_without_blocking(
     layout = view.widget().layout()
     assert [layout.indexOf(c) for c in view.cards] == list(range(1, 31))  # in the order of the messages
     assert view.toPlainText().index("message 3\n") < view.toPlainText().index("message 29")
-    view.show_messages(messages[:4])  # another chat: the cards beyond it go
+    view.show_messages(messages[:4])  # fewer messages: the cards beyond them go
     assert len(view.cards) == 4 and "message 29" not in view.toPlainText()
+
+
+def test_opening_another_long_chat_hides_the_old_cards_until_they_show_the_new_one(qtbot):
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.show()
+    clicks = []
+    view.citation_requested.connect(lambda i, k: clicks.append((i, k)))
+    cite = {"n": 1, "source": "a.md", "section": "A", "location": "line 1", "text": "x"}
+    chat_a = [{"role": "assistant", "content": f"A{i} [1]", "trace": {"citations": [cite], "steps": []}}
+              for i in range(30)]
+    chat_b = [{"role": "user", "content": f"B{i}"} for i in range(30)]
+    view.show_messages(chat_a)
+    qtbot.waitUntil(lambda: view._pending is None, timeout=5000)
+    view.scroll_to_end()
+    view.show_messages(chat_b)  # the newest 12 now; the first 18 cards still held chat A's messages
+    stale = view.cards[1]
+    assert stale.isHidden() and "A1" in stale.body.toPlainText()  # hidden, so nobody clicks chat A's chip
+    qtbot.waitUntil(lambda: view._pending is None, timeout=5000)
+    assert not stale.isHidden() and stale.body.toPlainText() == "B1" and not stale.chips_box.isVisibleTo(stale)
+    assert clicks == [] and view.verticalScrollBar().value() == view.verticalScrollBar().maximum()
+
+
+def test_markup_in_a_message_is_shown_as_text_and_tooltips_stay_text(qtbot):
+    view = ConversationView()
+    qtbot.addWidget(view)
+    view.show()
+    clicks = []
+    view.citation_requested.connect(lambda i, k: clicks.append((i, k)))
+    trace = {"steps": [{"action": "policy_search", "ok": True, "observation": "[1] <b>Pay&Benefits</b>: 30 days"}],
+             "citations": [{"n": 1, "source": "Pay&Benefits.md", "section": "S", "location": "l", "text": "t"}]}
+    view.show_messages([{"role": "user", "content": 'Is <a href="cite:0:0">this</a> a <b>link</b>?'},
+                        {"role": "assistant", "content": "You get 30 days [1].", "trace": trace}])
+    question, answer = view.cards
+    assert '<a href="cite:0:0">' in question.body.toPlainText()  # as typed, not a link
+    assert not format_at(question, "this").isAnchor() and format_at(question, "link").fontWeight() < 600
+    assert tip(format_at(answer, "30")) == "From the policies: [1] <b>Pay&Benefits</b>: 30 days"
+    chip = answer.chips_box.findChildren(QPushButton)[0]
+    assert chip.text() == "[1] Pay&&Benefits.md › S"  # shows "Pay&Benefits.md", with no Alt shortcut
+    answer.body.anchorClicked.emit(QUrl("cite:nonsense"))
+    assert clicks == []
+
+
+def test_a_change_of_theme_draws_the_cards_in_the_new_colours(qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.app import apply_theme
+
+    app = QApplication.instance()
+    before = app.palette()
+    try:
+        apply_theme(app, dark=False)
+        view = ConversationView()
+        qtbot.addWidget(view)
+        view.show()
+        view.show_messages([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}])
+        qtbot.wait(50)
+        light = view.cards[1].grab().toImage().pixelColor(5, 30).lightness()
+        apply_theme(app, dark=True)
+        view.redraw()
+        view.show_messages([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}])
+        qtbot.wait(50)
+        dark = view.cards[1].grab().toImage().pixelColor(5, 30).lightness()
+        assert light > 200 and dark < 60
+    finally:
+        app.setPalette(before)

@@ -200,7 +200,7 @@ def test_citation_link_opens_passage_viewer(qtbot, monkeypatch):
     wait_ready(qtbot, window)
     window.send("Can I cash out vacation leave?")
     qtbot.waitUntil(lambda: not window.busy, timeout=20000)
-    window._on_link(QUrl("cite:1:0"))
+    window.transcript.cards[1].body.anchorClicked.emit(QUrl("cite:1:0"))  # the [1] in the answer's text
     assert opened == ["[1] leave-policy.md"]
 
 
@@ -436,7 +436,7 @@ def test_the_answer_card_shows_live_progress_then_how_i_got_this(qtbot):
     assert "How I got this · 3 tool steps · 4 model calls" in text
     window.side_tabs.setCurrentIndex(1)
     window.trace_tree.clear()
-    window._on_link(QUrl("trace:1"))
+    window.transcript.cards[1].footer.linkActivated.emit("trace:1")  # the card's "How I got this"
     assert window.side_tabs.currentWidget() is window.trace_tree
     turn = window.trace_tree.topLevelItem(0)
     assert turn.text(0) == "Question" and turn.isExpanded() and turn.childCount() > 3

@@ -38,6 +38,9 @@ def test_where_a_number_of_an_answer_came_from():
     assert len(excerpt) < 140
     assert [label for label, _ in where_from("10", sources, limit=2)] == ["calc", "policy"]
     assert where_from("1769.2", sources)[0][0] == "calc"  # a rounding of a source's figure
+    assert where_from("7", [("data", "| Pedro | 6.8 |")]) == []  # a whole number is there as written, or not
+    dated = "From 2026-07-14 at 9:30, 14/07/2026, for 1.5x pay and 3 days"
+    assert [n for _, _, n in number_spans(dated)] == ["3"]
 
 
 def test_an_answer_with_an_unsourced_number_is_rewritten_under_the_grounded_grammar():

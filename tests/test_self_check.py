@@ -23,8 +23,8 @@ def test_self_check_passes_without_any_network(tiny_model_path, capsys, monkeypa
     out = capsys.readouterr().out
     assert code == 0, out
     for line in ("ok    embedding model", "ok    policy index", "ok    policy search", "ok    employee data query",
-                 "ok    calculator", "ok    agent question with the model", "ok    no network access",
-                 "self-check passed"):
+                 "ok    calculator", "ok    agent question with the model", "ok    window libraries",
+                 "ok    no network access", "self-check passed"):
         assert line in out
     assert attempts == []
     assert real_connect is not None
@@ -35,6 +35,19 @@ def test_self_check_reports_failures(capsys, monkeypatch, tmp_path):
     code = main(["self-check"])
     out = capsys.readouterr().out
     assert code == 1 and "FAIL  employee data query" in out and "self-check FAILED: 1 check(s)" in out
+
+
+def test_self_check_the_window_libraries(capsys, monkeypatch):
+    """A terminal-only server without libGL is not broken; a window without its chart library is."""
+    monkeypatch.setattr("desktop.app.window_unavailable",
+                        lambda: "The window cannot open: the system library libGL.so.1 is missing.")
+    assert main(["self-check"]) == 0
+    out = capsys.readouterr().out
+    assert "skip  window libraries (The window cannot open: the system library libGL.so.1 is missing." in out
+    monkeypatch.setattr("desktop.app.window_unavailable", lambda: None)
+    monkeypatch.setitem(__import__("sys").modules, "pyqtgraph", None)  # a bundle that lost it
+    assert main(["self-check"]) == 1
+    assert "FAIL  window libraries" in capsys.readouterr().out
 
 
 def test_models_list_and_verify(tiny_model_path, tmp_path, capsys, monkeypatch):

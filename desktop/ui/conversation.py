@@ -9,10 +9,11 @@ and reports clicks (``trace_requested``, ``citation_requested``) by the message'
 
 from __future__ import annotations
 
+import html
 import re
 
 from PySide6.QtCore import QCoreApplication, QMimeData, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -124,6 +125,9 @@ class MessageBody(QTextBrowser):
         super().__init__(parent)
         self.setFrameShape(QFrame.NoFrame)
         self.setOpenLinks(False)
+        # Reached by a click, not by Tab: hiding a card would otherwise pass the focus on, and the
+        # scroll area would scroll to the card that got it.
+        self.setFocusPolicy(Qt.ClickFocus)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)  # a wide table scrolls sideways
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
@@ -215,7 +219,10 @@ class MessageCard(QFrame):
         content = message.get("content") or ""
         streaming = bool(message.get("streaming"))
         self.copy_button.setVisible(bool(content) and not streaming)
-        self.body.setMarkdown(live_text + (f"\n\n{content}" if content and live_text else content))
+        # Raw HTML in a message (a question, or a model echoing a document) is shown as text, never run
+        # as markup: it could fake a link, a chip or a mark.
+        self.body.document().setMarkdown(live_text + (f"\n\n{content}" if content and live_text else content),
+                                         QTextDocument.MarkdownDialectGitHub | QTextDocument.MarkdownNoHTML)
         trace = message.get("trace") or {}
         citations = trace.get("citations") or []
         self.origins = {}
@@ -242,12 +249,12 @@ class MessageCard(QFrame):
             if number in ungrounded:
                 fmt.setUnderlineStyle(QTextCharFormat.WaveUnderline)
                 fmt.setUnderlineColor(QColor("#ff6b6b" if dark else "#c62828"))
-                fmt.setToolTip("No looked-up data, policy or calculation contains this number: check it.")
+                fmt.setToolTip(_tip("No looked-up data, policy or calculation contains this number: check it."))
             elif origins and any(not label.startswith(("From your", "Earlier")) for label, _ in origins):
                 fmt.setBackground(tint)
-                fmt.setToolTip(_origin_text(origins))
+                fmt.setToolTip(_tip(_origin_text(origins)))
             elif origins:
-                fmt.setToolTip(_origin_text(origins))
+                fmt.setToolTip(_tip(_origin_text(origins)))
             else:
                 continue
             self._format(start, end, fmt)
@@ -260,7 +267,7 @@ class MessageCard(QFrame):
             fmt.setAnchor(True)
             fmt.setAnchorHref(f"cite:{self.index}:{k}")
             fmt.setForeground(palette.color(QPalette.Link))
-            fmt.setToolTip(_chip_tooltip(citations[k]))
+            fmt.setToolTip(_tip(_chip_tooltip(citations[k])))
             self._format(m.start(), m.end(), fmt)
 
     def _format(self, start: int, end: int, fmt: QTextCharFormat) -> None:
@@ -285,11 +292,12 @@ class MessageCard(QFrame):
             self.chips.addWidget(label)
         for k, c in enumerate(citations):
             section = c["section"].split(" › ")[-1] if c.get("section") else ""
-            chip = QPushButton(f"[{c.get('n', k + 1)}] {c['source']}" + (f" › {section}" if section else ""))
+            label = f"[{c.get('n', k + 1)}] {c.get('source', '')}" + (f" › {section}" if section else "")
+            chip = QPushButton(label.replace("&", "&&"))  # a lone & would make a keyboard shortcut
             chip.setObjectName("chip")
             chip.setCursor(Qt.PointingHandCursor)
-            chip.setToolTip(_chip_tooltip(c))
-            chip.setAccessibleName(f"Open source {c.get('n', k + 1)}: {c['source']}")
+            chip.setToolTip(_tip(_chip_tooltip(c)))
+            chip.setAccessibleName(f"Open source {c.get('n', k + 1)}: {c.get('source', '')}")
             chip.clicked.connect(lambda _=False, k=k: self.view.citation_requested.emit(self.index, k))
             self.chips.addWidget(chip)
         self.chips_box.setVisible(bool(citations))
@@ -306,8 +314,9 @@ class MessageCard(QFrame):
 
     # -- acting ------------------------------------------------------------------------------------
     def _on_anchor(self, url) -> None:
-        if url.scheme() == "cite":
-            self.view.citation_requested.emit(self.index, int(url.path().split(":")[1]))
+        parts = url.path().split(":")
+        if url.scheme() == "cite" and len(parts) == 2 and parts[1].isdigit():
+            self.view.citation_requested.emit(self.index, int(parts[1]))
 
     def copy(self) -> None:
         """The message as Markdown (plain text) and as formatted text, for mail or a document."""
@@ -321,10 +330,16 @@ class MessageCard(QFrame):
         if self.warning.isVisibleTo(self):
             parts.append(self.warning.text())
         if self.chips_box.isVisibleTo(self):
-            parts.append(" ".join(self.chips.itemAt(i).widget().text() for i in range(self.chips.count())))
+            parts.append(" ".join(self.chips.itemAt(i).widget().text().replace("&&", "&")
+                                  for i in range(self.chips.count())))
         if self.footer.isVisibleTo(self):
             parts.append(re.sub(r"<[^>]+>", "", self.footer.text()))
         return "\n".join(parts)
+
+
+def _tip(text: str) -> str:
+    """A tooltip that shows ``text`` as it is: Qt would take text with a tag in it for HTML."""
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
 
 
 def _origin_text(origins: list[tuple[str, str]]) -> str:
@@ -385,6 +400,7 @@ class ConversationView(QScrollArea):
 
     def show_messages(self, messages: list[dict], live_text=None) -> None:
         """Show ``messages``; ``live_text(message)`` gives the progress shown above a streaming answer."""
+        follow = self._at_bottom
         for i in [i for i in self._cards if i >= len(messages)]:
             card = self._cards.pop(i)
             self._shown.pop(i, None)
@@ -392,6 +408,19 @@ class ConversationView(QScrollArea):
             card.deleteLater()
         self._placeholder.setVisible(not messages)
         self._pending = None
+        try:
+            self._draw(messages, live_text)
+        finally:
+            if follow:  # what hiding and drawing cards moved, the newest message stays in view
+                self.scroll_to_end()
+
+    def _draw(self, messages: list[dict], live_text) -> None:
+        for i, card in self._cards.items():
+            # A card still showing another message (the chat before) waits hidden for its turn, so no
+            # click on it can reach a message it does not show.
+            if self._shown.get(i) is not None and self._shown[i][0] != id(messages[i]):
+                card.hide()
+                self._shown[i] = None
         drawn = 0
         for i in range(len(messages) - 1, -1, -1):
             message = messages[i]
@@ -408,6 +437,7 @@ class ConversationView(QScrollArea):
                 before = sum(1 for j in self._cards if j < i)
                 self._layout.insertWidget(1 + before, card)  # after the placeholder, in message order
             self._cards[i].show_message(message, messages[:i], live)
+            self._cards[i].show()
             self._shown[i] = key
             drawn += 1
 
@@ -416,8 +446,15 @@ class ConversationView(QScrollArea):
             self.show_messages(*self._pending)
 
     def redraw(self) -> None:
-        """Draw every card again (the colours changed)."""
+        """Draw every card again (the colours changed): its style sheet and its marks."""
         self._shown = {}
+        for card in self._cards.values():
+            card.setObjectName("")  # show_message polishes it again under its name
+
+    def scroll_to_end(self) -> None:
+        """Follow the newest message again (a new question, another chat)."""
+        self._at_bottom = True
+        self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
 
     def _follow(self, _minimum: int, maximum: int) -> None:
         # New text keeps the view at the bottom unless the person scrolled up to read.

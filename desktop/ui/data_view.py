@@ -8,6 +8,8 @@ pyqtgraph is imported only when the first chart is drawn (it takes most of a sec
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
@@ -36,6 +38,8 @@ class ResultModel(QAbstractTableModel):
         if role == Qt.DisplayRole:
             if value is None:
                 return ""
+            if isinstance(value, float) and not math.isfinite(value):
+                return str(value)  # inf, nan: as Python writes them (a division by zero upstream)
             if isinstance(value, float):
                 return f"{value:,.2f}".rstrip("0").rstrip(".") if value != int(value) else f"{int(value):,}"
             if isinstance(value, int) and not isinstance(value, bool):
@@ -57,17 +61,19 @@ class ResultModel(QAbstractTableModel):
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         if not 0 <= column < len(self.columns):
             return  # no sort column: the rows stay in the order the tool gave
+        def empty(value) -> bool:
+            return value is None or (isinstance(value, float) and math.isnan(value))
+
         def key(row):
             value = row[column]
-            # Empty cells last; numbers before text so a mixed column still sorts.
-            if value is None:
-                return (2, 0, "")
+            # Numbers before text, so a mixed column still sorts.
             if isinstance(value, (int, float)):
                 return (0, value, "")
             return (1, 0, str(value).casefold())
 
         self.layoutAboutToBeChanged.emit()
-        self.rows.sort(key=key, reverse=order == Qt.DescendingOrder)
+        filled = sorted((r for r in self.rows if not empty(r[column])), key=key, reverse=order == Qt.DescendingOrder)
+        self.rows = filled + [r for r in self.rows if empty(r[column])]  # empty cells last, either way
         self.layoutChanged.emit()
 
 
@@ -114,7 +120,8 @@ class BarChart(QWidget):
         self.plot.getAxis("bottom").setGrid(60)
         self.plot.setYRange(-0.6, len(values) - 0.4, padding=0)
         self.plot.enableAutoRange(axis="x")
-        self.setMinimumHeight(80 + 26 * len(values))
+        # Tall enough to read each bar, but never squeezing the table out of the tab.
+        self.setMinimumHeight(min(80 + 26 * len(values), 320))
 
 
 class DataView(QWidget):

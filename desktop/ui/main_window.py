@@ -424,6 +424,7 @@ class MainWindow(QMainWindow):
         self.messages = []
         self._procedure_msg = None
         self.procedure_card.clear()
+        self.transcript.scroll_to_end()
         self.render()
         self.trace_tree.clear()
         self.sources.clear()
@@ -435,6 +436,7 @@ class MainWindow(QMainWindow):
         self.conversation = conversation
         self.messages = [{"id": m.id, "role": m.role, "content": m.content, "trace": m.trace}
                          for m in self.store.messages(conversation)]
+        self.transcript.scroll_to_end()
         self.render()
         self._show_all_traces()
         self._resume_procedure()
@@ -503,6 +505,7 @@ class MainWindow(QMainWindow):
         self.trace_tree.clear()
         self.sources.clear()
         self._set_busy(True)
+        self.transcript.scroll_to_end()
         self.render()
         self.request_ask.emit(self.conversation, question, history)
 
@@ -701,7 +704,9 @@ class MainWindow(QMainWindow):
         default the last answer) is open and selected, and its sources are listed."""
         self.trace_tree.clear()
         self.sources.clear()
-        answers = [i for i, m in enumerate(self.messages) if m["role"] == "assistant" and m.get("trace")]
+        # Answers only: a note after a leave decision or a walk-through has a trace of its own kind.
+        answers = [i for i, m in enumerate(self.messages) if m["role"] == "assistant" and m.get("trace")
+                   and ("steps" in m["trace"] or "answer_complete" in m["trace"])]
         if focus is None and answers:
             focus = answers[-1]
         for i in answers:
@@ -737,13 +742,6 @@ class MainWindow(QMainWindow):
         if citations and switch:
             self.side_tabs.setCurrentWidget(self.sources)
 
-    def _on_link(self, url) -> None:
-        """``trace:i`` and ``cite:i:k`` links (the cards send the same as signals)."""
-        if url.scheme() == "trace":
-            self.open_trace(int(url.path()))
-        elif url.scheme() == "cite":
-            self.open_citation(*(int(x) for x in url.path().split(":")))
-
     def open_trace(self, index: int) -> None:
         """"How I got this": every turn of the chat in Reasoning, this one open and selected."""
         self._show_all_traces(index)
@@ -751,8 +749,12 @@ class MainWindow(QMainWindow):
 
     def open_citation(self, index: int, k: int) -> None:
         """The cited passage in its place in the document, highlighted."""
-        citation = self.messages[index]["trace"]["citations"][k]
-        PassageDialog(citation, self.passages.get(citation["source"]), self).exec()
+        if not 0 <= index < len(self.messages):
+            return
+        citations = (self.messages[index].get("trace") or {}).get("citations") or []
+        if 0 <= k < len(citations):
+            citation = citations[k]
+            PassageDialog(citation, self.passages.get(citation.get("source", "")), self).exec()
 
     def _on_passages(self, outline: dict) -> None:
         self.passages = outline

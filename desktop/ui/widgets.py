@@ -24,11 +24,11 @@ class PassageDialog(QDialog):
 
     def __init__(self, citation: dict, document: list[dict] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"[{citation.get('n', '')}] {citation['source']}")
+        self.setWindowTitle(f"[{citation.get('n', '')}] {citation.get('source', '')}")
         self.resize(680, 520)
         layout = QVBoxLayout(self)
-        heading = QLabel(f"<b>{html.escape(citation['section'])}</b><br>{html.escape(citation['source'])}, "
-                         f"{html.escape(citation['location'])}")
+        heading = QLabel(f"<b>{html.escape(citation.get('section') or '')}</b><br>"
+                         f"{html.escape(citation.get('source') or '')}, {html.escape(citation.get('location') or '')}")
         heading.setWordWrap(True)
         heading.setTextInteractionFlags(Qt.TextSelectableByMouse)
         layout.addWidget(heading)
@@ -47,9 +47,9 @@ class PassageDialog(QDialog):
             anchor = "<a name='cited'></a>" if i == self.cited else ""
             section = p["section"].split(" › ")[-1] if p.get("section") else ""
             parts.append(f"{anchor}<table width='100%' cellpadding='6'{style}><tr><td>"
-                         f"<small>{html.escape(p.get('location', ''))}</small>"
+                         f"<small>{html.escape(p.get('location') or '')}</small>"
                          + (f"<br><b>{html.escape(section)}</b>" if section else "")
-                         + f"<p style='white-space:pre-wrap'>{html.escape(p['text'])}</p></td></tr></table>")
+                         + f"<p style='white-space:pre-wrap'>{html.escape(p.get('text') or '')}</p></td></tr></table>")
         self.body.setHtml("".join(parts))
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(self.reject)

@@ -30,14 +30,21 @@ def numbers_in(text: str) -> list[str]:
     return [normalise_number(m.group(1)) for m in _NUMBER.finditer(text)]
 
 
+#: Dates and times are not figures: their parts (2026, 07, 14; 9, 30) are not marked one by one.
+_DATE_OR_TIME = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?")
+
+
 def number_spans(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, normalised)`` of each number of ``text``, citation markers (``[1]``) left out:
-    where a reader's eye meets a figure, for marking where it came from."""
+    """``(start, end, normalised)`` of each number of ``text``, citation markers (``[1]``), dates
+    and times left out: where a reader's eye meets a figure, for marking where it came from."""
     out = []
+    dates = [m.span() for m in _DATE_OR_TIME.finditer(text)]
     for m in _NUMBER.finditer(text):
         start, end = m.span(1)
         if text[start - 1:start] == "[" and text[end:end + 1] == "]":
             continue
+        if any(a <= start < b for a, b in dates) or re.match(r"\.\d", text[end:end + 2]):
+            continue  # part of a date or time, or the head of "1.5x"
         if text[start - 1:start] in ("$", "€", "£", "₱"):
             start -= 1  # the currency sign belongs to the figure
         out.append((start, end, normalise_number(m.group(1))))
@@ -51,7 +58,9 @@ def where_from(claim: str, sources: list[tuple[object, str]], limit: int = 3, wi
     out: list[tuple[object, str]] = []
     for label, text in sources:
         for line in text.splitlines():
-            spans = [(a, b) for a, b, n in number_spans(line) if _grounded(claim, {n}, [float(n)])]
+            # A whole number must be there as written: 7 days are not the 6.8 of a salary table.
+            spans = [(a, b) for a, b, n in number_spans(line)
+                     if (n == claim if "." not in claim else _grounded(claim, {n}, [float(n)]))]
             if spans:
                 a, b = spans[0]
                 head, tail = max(0, a - width), min(len(line), b + width)
