@@ -66,10 +66,12 @@ def test_an_answer_card_shows_where_each_number_came_from_and_opens_its_sources(
     assert "Entitlement and accrual" in text and "Encashment" in text  # its neighbours are there too
     card.body.anchorClicked.emit(QUrl("cite:1:0"))
     assert len(opened) == 2 and opened[1][1] == cited
-    # each message copies on its own: the answer as written, and formatted
+    # each message copies on its own: as text, formatted and as Markdown, without the card's marks
     card.copy_button.click()
     mime = QGuiApplication.clipboard().mimeData()
-    assert mime.text() == window.messages[1]["content"] and "1,769.23" in mime.html()
+    assert mime.text().startswith("Yes — once a year you can encash up to 10 days [1].") and "$1,769.23" in mime.text()
+    assert "font-weight" in mime.html() and "background-color" not in mime.html()
+    assert "**$1,769.23**" in bytes(mime.data("text/markdown")).decode()
     question.copy_button.click()
     assert QGuiApplication.clipboard().text() == QUESTION
 
@@ -108,7 +110,7 @@ def test_an_ungrounded_number_is_underlined_and_only_a_changed_card_is_drawn_aga
     assert len(view.cards) == 2
 
 
-def test_the_passage_viewer_shows_the_cited_passage_in_its_document():
+def test_the_passage_viewer_shows_the_cited_passage_in_its_document(qtbot):
     doc = [{"section": "A › 1 Intro", "text": "Welcome.", "location": "line 1", "line_start": 1, "line_end": 1,
             "page": None},
            {"section": "A › 2 Leave", "text": "Ten days of leave.", "location": "lines 3-4", "line_start": 3,
@@ -118,13 +120,16 @@ def test_the_passage_viewer_shows_the_cited_passage_in_its_document():
     citation = {"n": 2, "source": "a.md", "section": "A › 2 Leave", "location": "lines 3-4", "line_start": 3,
                 "line_end": 4, "page": None, "text": "Ten days of leave."}
     dialog = PassageDialog(citation, doc)
+    qtbot.addWidget(dialog)
     assert dialog.cited == 1 and dialog.windowTitle() == "[2] a.md"
     text = dialog.body.toPlainText()
     assert text.index("Welcome.") < text.index("Ten days of leave.") < text.index("Paid monthly.")
     # edited since the answer: the passage as it was cited comes first, the document after it
     changed = PassageDialog(dict(citation, text="Twelve days of leave."), doc)
+    qtbot.addWidget(changed)
     assert changed.cited == 0 and changed.body.toPlainText().index("Twelve") < changed.body.toPlainText().index("Welcome")
     alone = PassageDialog(citation)  # no index at hand: just the passage
+    qtbot.addWidget(alone)
     assert alone.cited == 0 and "Welcome." not in alone.body.toPlainText()
 
 

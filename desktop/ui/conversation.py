@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 
-from PySide6.QtCore import QCoreApplication, QMimeData, QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QTextBrowser,
+    QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -319,11 +320,16 @@ class MessageCard(QFrame):
             self.view.citation_requested.emit(self.index, int(parts[1]))
 
     def copy(self) -> None:
-        """The message as Markdown (plain text) and as formatted text, for mail or a document."""
-        data = QMimeData()
-        data.setText(self.message.get("content") or "")
-        data.setHtml(self.body.document().toHtml())
-        QGuiApplication.clipboard().setMimeData(data)
+        """The message as plain text, formatted text (HTML) and Markdown, without the marks of the card.
+
+        Qt makes the clipboard's data itself, from a clean copy of the message: clipboard data
+        made in Python crashes the interpreter when it exits (PySide6 6.12, seen offscreen)."""
+        clean = QTextEdit()
+        clean.document().setMarkdown(self.message.get("content") or "",
+                                     QTextDocument.MarkdownDialectGitHub | QTextDocument.MarkdownNoHTML)
+        clean.selectAll()
+        clean.copy()
+        clean.deleteLater()
 
     def plain_text(self) -> str:
         parts = [self.who.text().replace("<b>", "").replace("</b>", ""), self.body.toPlainText()]

@@ -754,14 +754,18 @@ class MainWindow(QMainWindow):
         citations = (self.messages[index].get("trace") or {}).get("citations") or []
         if 0 <= k < len(citations):
             citation = citations[k]
-            PassageDialog(citation, self.passages.get(citation.get("source", "")), self).exec()
+            self._show_passage(citation)
 
     def _on_passages(self, outline: dict) -> None:
         self.passages = outline
 
     def _open_source(self, item: QListWidgetItem) -> None:
-        citation = item.data(Qt.UserRole)
-        PassageDialog(citation, self.passages.get(citation["source"]), self).exec()
+        self._show_passage(item.data(Qt.UserRole))
+
+    def _show_passage(self, citation: dict) -> None:
+        dialog = PassageDialog(citation, self.passages.get(citation.get("source", "")), self)
+        dialog.exec()
+        dialog.deleteLater()  # not kept as a child of the window for every passage ever opened
 
     def _show_leave_request(self, request: dict) -> None:
         """The exact request, with the balance after, and the only buttons that can submit it."""
