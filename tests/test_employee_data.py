@@ -193,26 +193,6 @@ def test_manager_sees_direct_reports(sample):
         q(sample, m, 'df[df["full_name"] == "Łucja Nowak"]["annual_salary_usd"]')  # a report's report
 
 
-def test_rows_without_a_name_are_shown_with_the_persons_name(sample, reference):
-    ctx = ToolContext(user="Søren Dahl", today=TODAY)
-    tool = EmployeeDataTool(sample)
-    text = tool.run('df[df["manager"] == "Søren Dahl"]["sick_days_remaining"]', ctx).text
-    assert "| full_name | sick_days_remaining |" in text and "| Jack O'Brien | 14 |" in text
-    assert text.endswith("Highest sick_days_remaining: Jack O'Brien (14). "
-                         "Lowest sick_days_remaining: Grace Mwangi, Pedro Alves (2).")
-    one = tool.run('df[df["full_name"] == "Søren Dahl"]["sick_days_remaining"]', ctx).text
-    assert "full_name" not in one  # one row: the question named it already
-    grouped = tool.run('df.groupby("department")["full_name"].count()', ctx).text
-    assert grouped.splitlines()[1] == "| department | full_name |"  # group keys, not names, label a grouped result
-    counts = tool.run('df["department"].value_counts()', ctx).text
-    assert "full_name" not in counts and counts.endswith("Highest count: Operations (13). Lowest count: Executive (3).")
-    titles = tool.run('df[df["manager"] == "Søren Dahl"]["job_title"]', ctx).text
-    assert "Highest" not in titles  # no numbers, no extremes
-    foreign = EmployeeDataTool(reference).run('df[df["organizational_unit"] == "Finance Department"]["position"]',
-                                              ToolContext(user="Richard Santos", today=TODAY)).text
-    assert foreign.splitlines()[1].startswith("| name | position |")  # the old app's file: its own name column
-
-
 def test_unknown_user_sees_directory_only(sample):
     with pytest.raises(AccessDenied):
         q(sample, "Mallory Intruder", 'df[df["full_name"] == "Pedro Alves"]["annual_salary_usd"]')

@@ -59,34 +59,7 @@ def _json_safe(v: Any) -> Any:
     return str(v)
 
 
-def _extremes(frame, label: str | None = None) -> list[str]:
-    """"Highest …: who (value). Lowest …: who (value)." for a table of labelled numbers: a small
-    model reads a max off one line far better than off a table (of every row, not just those shown)."""
-    import pandas as pd
-
-    if len(frame) < 2 or len(frame.columns) < 2:
-        return []
-    label = label if label in frame.columns else frame.columns[0]  # the person's name where it is there
-    if pd.api.types.is_numeric_dtype(frame[label]) or pd.api.types.is_bool_dtype(frame[label]):
-        return []
-    out = []
-    numeric = [c for c in frame.columns if c != label
-               and pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
-    for col in numeric[:4]:
-        values = frame[col].dropna()
-        if values.nunique() < 2:
-            continue
-
-        def who(value) -> str:
-            names = [str(n) for n in frame.loc[values[values == value].index, label]]
-            return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-        high, low = values.max(), values.min()
-        out.append(f"Highest {col}: {who(high)} ({_cell(high.item())}). Lowest {col}: {who(low)} ({_cell(low.item())}).")
-    return out
-
-
-def format_result(result: QueryResult, label: str | None = None) -> ToolResult:
+def format_result(result: QueryResult) -> ToolResult:
     """A scalar as a value; a series or table as a compact Markdown table with its row count."""
     import pandas as pd
 
@@ -111,7 +84,6 @@ def format_result(result: QueryResult, label: str | None = None) -> ToolResult:
         lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in shown.itertuples(index=False, name=None)]
         head = f"{total} row{'s' if total != 1 else ''}" + (f" (first {MAX_TABLE_ROWS} shown)" if total > MAX_TABLE_ROWS else "")
         text = head + ":\n" + "\n".join(lines) if total else "No rows match."
-        text += "".join("\n" + line for line in _extremes(value, label))
         if notes:
             text += "\n" + " ".join(notes)
         data = {"columns": cols, "rows": rows, "row_count": total, "truncated": total > MAX_TABLE_ROWS,
@@ -168,15 +140,6 @@ class EmployeeDataTool(Tool):
                 desc += " e.g. " + ", ".join(py_string(str(e)) for e in col.examples[:2])
             extra.append("  " + desc)
         extra.append('Select rows first, then columns. Dates: (today - df["<date column>"]).dt.days.')
-        # Small models write a row look-up well and a question about "the most" or "how many" badly:
-        # one line each, in this table's own column names.
-        numeric = [c.name for c in self.table.columns.values() if c.dtype in ("int", "float", "number")]
-        top = target if target in numeric else (numeric[0] if numeric else target)
-        group = self.table.role("department") or self.table.role("manager")
-        extra.append(f'Who has the most: df.sort_values({py_string(top)}, ascending=False).head(3)'
-                     f'[[{py_string(name_col)}, {py_string(top)}]]. How many: len(df[<condition>]). '
-                     'Average: df[<condition>][<number column>].mean().'
-                     + (f' Per group: df[{py_string(group)}].value_counts().' if group else ""))
         worked = WorkedExample(
             question=f"How many {target.replace('_', ' ')} do I have?" if leave else "What is in my record?",
             thought="I look up the user's own row.", tool_input=example.replace("Ana Example", "Ana Example"),
@@ -205,9 +168,6 @@ class EmployeeDataTool(Tool):
         elif viewer.role == "manager":
             lines.append(f"The user may see the data of their direct reports ({', '.join(viewer.reports)}) and "
                          "their own; of everyone else only names, departments, titles, managers and e-mails.")
-            manager_col = self.table.role("manager")
-            if manager_col:
-                lines.append(f"The user's direct reports are the rows df[df[{py_string(manager_col)}] == {me}].")
         else:
             lines.append("The user may see only their own data; of other people only names, departments, titles, "
                          "managers and e-mails.")
@@ -270,29 +230,10 @@ class EmployeeDataTool(Tool):
         except ModelOutputError as exc:
             self._audit(context, viewer, tool_input, False, f"invalid: {exc.message}")
             raise
-        tool_result = format_result(self._with_names(result, viewer), label=self.table.role("name"))
+        tool_result = format_result(result)
         rows = tool_result.data.get("row_count") if isinstance(tool_result.data, dict) else None
         self._audit(context, viewer, tool_input, True, rows=rows)
         return tool_result
-
-    def _with_names(self, result: QueryResult, viewer: Viewer) -> QueryResult:
-        """Several rows with no name column get the person's name in front (a directory column anyone
-        may read): ``df[...]["sick_days_remaining"]`` otherwise answers "which of them…" with numbers
-        nobody can tell apart."""
-        import pandas as pd
-
-        value, name_col = result.value, self.table.role("name")
-        if (result.grouped or not name_col or name_col not in viewer.public_columns
-                or not isinstance(value, (pd.Series, pd.DataFrame)) or len(value) < 2
-                or value.index.names != [None] or not value.index.isin(self.table.df.index).all()):
-            return result
-        if isinstance(value, pd.Series):
-            value = value.to_frame(str(value.name) if value.name is not None else "value")
-        if name_col in value.columns:
-            return result
-        value = value.copy()
-        value.insert(0, name_col, self.table.df.loc[value.index, name_col].to_numpy())
-        return QueryResult(value, result.notes, result.grouped)
 
     def _audit(self, context: ToolContext, viewer: Viewer, query: str, allowed: bool, detail: str = "",
                rows: int | None = None) -> None:
