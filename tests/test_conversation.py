@@ -23,6 +23,16 @@ from tests.test_desktop import SCRIPT, _warm_embedder, make_window, wait_ready  
 QUESTION = "Can I cash out unused vacation leave, and how much would I get for 10 days?"
 
 
+@pytest.fixture
+def view(qtbot) -> ConversationView:
+    """A conversation on screen, small enough to scroll."""
+    shown = ConversationView()
+    qtbot.addWidget(shown)
+    shown.resize(600, 400)
+    shown.show()
+    return shown
+
+
 def tip(fmt: QTextCharFormat) -> str:
     """A tooltip as the person reads it (tooltips are escaped HTML, so tags in a source stay text)."""
     return html.unescape(re.sub(r"<[^>]+>", "", fmt.toolTip()))
@@ -76,11 +86,7 @@ def test_an_answer_card_shows_where_each_number_came_from_and_opens_its_sources(
     assert QGuiApplication.clipboard().text() == QUESTION
 
 
-def test_an_ungrounded_number_is_underlined_and_only_a_changed_card_is_drawn_again(qtbot, monkeypatch):
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.resize(700, 500)
-    view.show()
+def test_an_ungrounded_number_is_underlined_and_only_a_changed_card_is_drawn_again(view, qtbot, monkeypatch):
     trace = {"steps": [{"thought": "look", "action": "employee_data", "action_input": "df", "ok": True,
                         "observation": "| sick_days_remaining |\n| 12 |"}],
              "ungrounded": ["999"], "citations": [], "llm_calls": 2, "seconds": 3.25}
@@ -187,14 +193,10 @@ def test_a_grouped_result_is_charted_and_the_table_sorts_by_value(qtbot):
         assert column(0) == names  # the empty cell last either way
 
 
-def test_the_wheel_over_a_card_scrolls_the_conversation(qtbot):
+def test_the_wheel_over_a_card_scrolls_the_conversation(view, qtbot):
     from PySide6.QtCore import QPoint, QPointF
     from PySide6.QtGui import QWheelEvent
 
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.resize(600, 400)
-    view.show()
     view.show_messages([{"role": "user" if i % 2 == 0 else "assistant", "content": "line\n\n" * 5 + str(i)}
                         for i in range(20)])
     bar = view.verticalScrollBar()
@@ -207,10 +209,7 @@ def test_the_wheel_over_a_card_scrolls_the_conversation(qtbot):
     assert bar.value() > 0
 
 
-def test_a_long_chat_draws_the_newest_cards_first_and_the_rest_without_blocking(qtbot):
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.show()
+def test_a_long_chat_draws_the_newest_cards_first_and_the_rest_without_blocking(view, qtbot):
     messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"} for i in range(30)]
     view.show_messages(messages)
     assert [c.index for c in view.cards] == list(range(30 - view.BATCH, 30))  # the end of the chat at once
@@ -222,10 +221,7 @@ def test_a_long_chat_draws_the_newest_cards_first_and_the_rest_without_blocking(
     assert len(view.cards) == 4 and "message 29" not in view.toPlainText()
 
 
-def test_opening_another_long_chat_hides_the_old_cards_until_they_show_the_new_one(qtbot):
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.show()
+def test_opening_another_long_chat_hides_the_old_cards_until_they_show_the_new_one(view, qtbot):
     clicks = []
     view.citation_requested.connect(lambda i, k: clicks.append((i, k)))
     cite = {"n": 1, "source": "a.md", "section": "A", "location": "line 1", "text": "x"}
@@ -243,10 +239,7 @@ def test_opening_another_long_chat_hides_the_old_cards_until_they_show_the_new_o
     assert clicks == [] and view.verticalScrollBar().value() == view.verticalScrollBar().maximum()
 
 
-def test_markup_in_a_message_is_shown_as_text_and_tooltips_stay_text(qtbot):
-    view = ConversationView()
-    qtbot.addWidget(view)
-    view.show()
+def test_markup_in_a_message_is_shown_as_text_and_tooltips_stay_text(view, qtbot):
     clicks = []
     view.citation_requested.connect(lambda i, k: clicks.append((i, k)))
     trace = {"steps": [{"action": "policy_search", "ok": True, "observation": "[1] <b>Pay&Benefits</b>: 30 days"}],
