@@ -33,6 +33,8 @@ REFUSAL = re.compile(
     re.I,
 )
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+# "a 4-week notice period" says "4 weeks": a unit of time is compared hyphen-free and singular.
+_UNIT = re.compile(r"(?<=\w)[-\u2010\u2011 ](hour|day|week|month|year)s?\b")
 
 
 @dataclass
@@ -106,7 +108,7 @@ def _resolve(base: Path, value: Any) -> str:
 
 
 def _norm(text: str) -> str:
-    return _THOUSANDS.sub("", text).casefold()
+    return _UNIT.sub(r" \1", _THOUSANDS.sub("", text).casefold())
 
 
 def score_answer(case: Case, answer: str) -> bool | None:
@@ -116,12 +118,21 @@ def score_answer(case: Case, answer: str) -> bool | None:
     a = _norm(answer)
     ok = True
     if case.expect_any:
-        ok &= any(_norm(x) in a for x in case.expect_any)
+        ok &= any(_says(a, x) for x in case.expect_any)
     if case.expect_all:
-        ok &= all(_norm(x) in a for x in case.expect_all)
+        ok &= all(_says(a, x) for x in case.expect_all)
     if case.forbid:
-        ok &= not any(_norm(x) in a for x in case.forbid)
+        ok &= not any(_says(a, x) for x in case.forbid)
     return bool(ok)
+
+
+def _says(answer: str, expected: str) -> bool:
+    """``expected`` is in the normalised ``answer``; a figure must start where a number starts
+    ("5" is not the 5 of "15" or "2.5")."""
+    x = _norm(expected)
+    if x[:1].isdigit():
+        return re.search(r"(?<![\d.])" + re.escape(x), answer) is not None
+    return x in answer
 
 
 def tool_scores(expected: list[str], used: list[str]) -> tuple[float, float, float]:

@@ -104,6 +104,14 @@ def test_scoring_rules():
     assert score_answer(case, "You get $1,769.23.") is True
     assert score_answer(case, "You get 1769.23 but Ivan gets 45,500") is False
     assert score_answer(Case(id="y", turns=["q"]), "anything") is None
+    weeks = Case(id="w", turns=["q"], expect_any=["4 weeks", "four weeks"])
+    assert score_answer(weeks, "You have a 4-week notice period.") is True
+    assert score_answer(weeks, "A four-week notice period applies.") is True
+    assert score_answer(weeks, "You have 4 weeks.") is True
+    assert score_answer(weeks, "You have 14 weeks.") is False  # a figure starts where a number starts
+    assert score_answer(Case(id="n", turns=["q"], expect_any=["5"]), "There are 15 people.") is False
+    assert score_answer(Case(id="n", turns=["q"], expect_any=["5"]), "There are 5 people.") is True
+    assert score_answer(weeks, "You have 4 months.") is False
     assert tool_scores(["a", "b"], ["a", "c"]) == (0.5, 0.5, 0.5)
     assert tool_scores([], []) == (1.0, 1.0, 1.0)
 

@@ -189,6 +189,26 @@ def test_tool_observation_is_numbered_with_sources(embedder, tmp_path):
     assert "1.5 Encashment" in result.text
 
 
+def test_the_question_is_searched_beside_the_models_query(embedder, tmp_path):
+    """A small model's query drops the words that find the passage; the loop hands the tool the
+    question, whose ranks are fused in, so the passage that answers it comes back."""
+    tool = PolicySearchTool(PolicyIndex(SAMPLE, embedder, store=tmp_path / "s"))
+    alone = tool.run("remote work", ToolContext())
+    assert "Hybrid schedule" not in alone.text  # the query alone misses it (the reason for the hint)
+    backend = ScriptedBackend([
+        "I search the policies.\nAction: policy_search\nAction Input: remote work\n",
+        "I have what I need.\nFinal Answer: Up to 3 days a week [2].",
+    ])
+    agent = Agent(backend, ToolRegistry([tool]), ToolContext(user="x"))
+    trace = agent.ask("How many days a week can I work from home?")
+    observation = trace.steps[0].observation
+    assert "Hybrid schedule" in observation and "up to 3 days a week" in observation
+    assert "remote" in observation.split("\n")[0].lower()  # the model's own query still ranks
+    assert agent.context.question == "How many days a week can I work from home?"
+    index = tool.index  # a hint equal to the query changes nothing
+    assert index.search("remote work", k=4, hint="remote work") == index.search("remote work", k=4)
+
+
 def test_instructions_inside_a_policy_are_only_data(embedder, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

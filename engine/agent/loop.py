@@ -236,6 +236,7 @@ class Agent:
         self.last_trace = trace
         started = time.perf_counter()
         question = neutralise(question)
+        self.context.question = question
         segments: list[Segment] = []
         seen: dict[tuple[str, str], int] = {}
         calls_per_tool: dict[str, int] = {}

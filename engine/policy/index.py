@@ -337,22 +337,32 @@ class PolicyIndex:
             self._cache.put(key, vec)
         return vec
 
-    def search(self, query: str, k: int = 4) -> list[Hit]:
-        """The ``k`` best passages for ``query`` (dense and lexical ranks fused)."""
+    def _fuse(self, query: str, weight: float, fused: dict[int, float]) -> None:
+        """Add ``query``'s reciprocal-rank scores (dense and BM25), times ``weight``, to ``fused``."""
+        m = min(CANDIDATES, len(self.chunks))
+        labels, _distances = self._hnsw.knn_query(self._query_vector(query), k=m)
+        for rank, idx in enumerate(labels[0]):
+            fused[int(idx)] = fused.get(int(idx), 0.0) + weight / (RRF_K + rank + 1)
+        for rank, idx in enumerate(self._bm25.top(tokenize(query, expand=True), m)):
+            fused[idx] = fused.get(idx, 0.0) + weight * LEXICAL_WEIGHT / (RRF_K + rank + 1)
+
+    def search(self, query: str, k: int = 4, hint: str = "", hint_weight: float = 0.5) -> list[Hit]:
+        """The ``k`` best passages for ``query`` (dense and lexical ranks fused).
+
+        ``hint``: the question the query was written for. Its ranks are fused in at
+        ``hint_weight``: a small model's query often drops the words that find the passage
+        ("How many days a week can I work from home?" searched as "remote work")."""
         if self._hnsw is None:
             self.update()
         n = len(self.chunks)
         query = " ".join(query.split())
         if not n or not query:
             return []
-        vec = self._query_vector(query)
-        m = min(CANDIDATES, n)
-        labels, distances = self._hnsw.knn_query(vec, k=m)
         fused: dict[int, float] = {}
-        for rank, idx in enumerate(labels[0]):
-            fused[int(idx)] = fused.get(int(idx), 0.0) + 1.0 / (RRF_K + rank + 1)
-        for rank, idx in enumerate(self._bm25.top(tokenize(query, expand=True), m)):
-            fused[idx] = fused.get(idx, 0.0) + LEXICAL_WEIGHT / (RRF_K + rank + 1)
+        self._fuse(query, 1.0, fused)
+        hint = " ".join(hint.split())
+        if hint and hint_weight > 0 and hint.casefold() != query.casefold():
+            self._fuse(hint, hint_weight, fused)
         best = sorted(fused.items(), key=lambda kv: -kv[1])[:k]
         hits = []
         for idx, score in best:

@@ -17,6 +17,9 @@ class ToolContext:
     account: str = ""  # the OS account that is asking (recorded in the audit log)
     name: str = ""  # how to call the user in prompts and traces (``user`` may be a row key)
     view_as: str = ""  # set when an HR user views the assistant as this employee
+    # The question being answered, set by the agent loop for each turn. Only a search hint (the
+    # policy search fuses it with the model's query); it never grants or checks anything.
+    question: str = ""
 
 
 @dataclass
