@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
@@ -99,7 +100,25 @@ def run(argv: list[str] | None = None) -> int:
     window.show()
     # Logged once the event loop has painted the window (visible with -v; read by benchmarks/bench_bundle.py).
     QTimer.singleShot(0, lambda: log.info("window visible after %.2f s", seconds_since_start()))
-    return app.exec()
+    code = app.exec()
+    return _after_exit(code)
+
+
+def _after_exit(code: int) -> int:
+    """Wait for engine threads that outlived their window; a QThread destroyed while it runs
+    aborts the process, so one that never ends is left to the OS (all writes are atomic)."""
+    from .ui.main_window import STRAGGLERS
+
+    for thread in STRAGGLERS:
+        if not thread.wait(60000):
+            log.error("the %s thread did not end within a minute of closing; exiting without it",
+                      thread.objectName())
+            logging.shutdown()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    STRAGGLERS.clear()
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

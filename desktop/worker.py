@@ -24,6 +24,10 @@ from engine.settings import Settings
 log = logging.getLogger(__name__)
 
 
+class _Closing(Exception):
+    """The window is closing: long start-up work stops at its next checkpoint."""
+
+
 class _Call(QThread):
     """Runs one function on a thread of its own (the model load at start-up)."""
 
@@ -58,6 +62,9 @@ class EngineWorker(QObject):
         super().__init__()
         self.backend_factory = backend_factory
         self.cancel_event = threading.Event()
+        # Set by the window's closeEvent (not by Stop): indexing and warm-up end at their next
+        # checkpoint, so the thread can finish before the window (its QThread's parent) goes.
+        self.closing = threading.Event()
         self.settings = Settings()
         self.user = ""  # a persona asked for (sample company, kiosk, HR's "view as"); "" = the OS account
         self.identity = None  # engine.identity.Identity, decided when the data is loaded
@@ -83,6 +90,8 @@ class EngineWorker(QObject):
         loader.start()
         self.load_policies()
         loader.wait()
+        if self.closing.is_set():
+            return
         self._prepare_model()
         from .startup_clock import log, seconds_since_start
 
@@ -144,6 +153,8 @@ class EngineWorker(QObject):
             shown = [""]
 
             def progress(stage: str, done: int, total: int) -> None:
+                if self.closing.is_set():
+                    raise _Closing()
                 # Only real work is shown (an unchanged index is checked in milliseconds).
                 text = f"Indexing the policies: {stage} {done} of {total}…"
                 if stage != "checking" and text != shown[0]:
@@ -157,6 +168,8 @@ class EngineWorker(QObject):
             report = self.policy_index.last_report
             files = len(report.added) + len(report.changed) + len(report.unchanged)
             self.job.emit("policies", f"Policies: {report.chunks} passages from {files} files")
+        except _Closing:
+            self.policy_index = None  # nothing was saved: the next start indexes again
         except HRAssistantError as exc:
             self.job.emit("policies", "Policies: not available")
             self.policy_index = None
@@ -347,6 +360,15 @@ class IndexWorker(QObject):
     done = Signal(object, object)  # index, report
     failed = Signal(str, str)
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.closing = threading.Event()  # see EngineWorker.closing
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        if self.closing.is_set():
+            raise _Closing()
+        self.progress.emit(stage, done, total)
+
     @Slot(object, bool)
     def reindex(self, settings: Settings, rebuild: bool) -> None:
         from engine.assistant import get_embedder, policies_path
@@ -354,9 +376,11 @@ class IndexWorker(QObject):
 
         try:
             index = PolicyIndex(policies_path(settings), get_embedder(settings))
-            report = index.update(rebuild=rebuild, progress=lambda s, d, t: self.progress.emit(s, d, t))
+            report = index.update(rebuild=rebuild, progress=self._progress)
             index.last_report = report
             self.done.emit(index, report)
+        except _Closing:
+            pass  # the old index stays on disk as it was
         except HRAssistantError as exc:
             self.failed.emit(exc.message, exc.hint)
         except Exception as exc:

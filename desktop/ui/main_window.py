@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import logging
 import time
 from pathlib import Path
 
@@ -45,6 +46,13 @@ from .procedure_card import ProcedureCard
 from .conversation import ConversationView
 from .data_view import DataView
 from .widgets import PassageDialog, SignInDialog
+
+log = logging.getLogger(__name__)
+# How long closing the window waits for its engine threads. Indexing and warm-up stop at their
+# next checkpoint (well under a second); only loading a model file cannot be interrupted.
+THREAD_EXIT_MS = 30000
+# Threads still running when their window closed: kept alive here, waited for at exit (app.run).
+STRAGGLERS: list[QThread] = []
 
 FIRST_RUN_TEXT = """### No chat model yet
 
@@ -349,9 +357,17 @@ class MainWindow(QMainWindow):
         s.setValue("geometry", self.saveGeometry())
         s.sync()
         self.worker.cancel_event.set()
+        self.worker.closing.set()
+        self.index_worker.closing.set()
+        self.hide()  # the window goes at once; the threads end at their next checkpoint
         for thread in (self.engine_thread, self.index_thread):
             thread.quit()
-            thread.wait(5000)
+            if not thread.wait(THREAD_EXIT_MS):
+                # Still running (a model file still loading): a QThread destroyed while it runs
+                # aborts the process, so it outlives the window and is waited for at exit.
+                log.warning("%s thread still running at close; waiting for it at exit", thread.objectName())
+                thread.setParent(None)
+                STRAGGLERS.append(thread)
         super().closeEvent(event)
 
     # -- sign-in -----------------------------------------------------------------------------------
