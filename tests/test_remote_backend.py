@@ -159,7 +159,10 @@ def test_the_cli_answers_through_the_server(server, capsys):
 @pytest.mark.realmodel
 @pytest.mark.slow
 def test_a_real_model_through_the_server_answers_like_in_process(tmp_path):
-    """Qwen2.5-Coder-0.5B through the server and in-process: same question, same answer."""
+    """Qwen2.5-Coder-0.5B through the server and in-process: same question, same tool calls, same
+    answer. (Whether the 0.5B answers the sick-days question right is not this test's business:
+    it nearly always searches the policies and, since the question joined the policy search,
+    answers with the policy's entitlement; the default model's answers are test_real_model's.)"""
     from engine.model.packs import QWEN_05B
     from tests.conftest import real_model_path
 
@@ -169,17 +172,20 @@ def test_a_real_model_through_the_server_answers_like_in_process(tmp_path):
     questions = ["How many sick days do I have left?", "What is 15% of 1500?"]
     local = load_backend(settings, str(model))
     try:
-        expected = [Agent(local, tools, build_context("Pedro Alves", tools)).ask(q).answer for q in questions]
+        expected = [Agent(local, tools, build_context("Pedro Alves", tools)).ask(q) for q in questions]
     finally:
         local.close()
     srv = LlamaServer(model, tmp_path / "server.log")
     try:
         remote = load_backend(settings.replace(model_url=srv.url))
-        answers = [Agent(remote, tools, build_context("Pedro Alves", tools)).ask(q).answer for q in questions]
+        got = [Agent(remote, tools, build_context("Pedro Alves", tools)).ask(q) for q in questions]
     finally:
         srv.stop()
-    assert "2" in answers[0] and "225" in answers[1]
-    assert answers == expected
+    assert "225" in got[1].answer
+    assert all(t.complete and t.steps and t.steps[0].action for t in got)  # a tool answered both
+    assert [t.answer for t in got] == [t.answer for t in expected]
+    assert [[(s.action, s.action_input) for s in t.steps] for t in got] == \
+        [[(s.action, s.action_input) for s in t.steps] for t in expected]
 
 
 def test_models_list_shows_the_remote_model(server, monkeypatch, capsys):
