@@ -7,7 +7,6 @@ from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExa
 
 PASSAGE_MAX_CHARS = 700
 TOP_K = 4
-QUESTION_WEIGHT = 1.0
 
 
 class PolicySearchTool(Tool):
@@ -45,10 +44,8 @@ class PolicySearchTool(Tool):
         query = " ".join(tool_input.split())
         if len(query) < 2:
             raise ToolInputError("The search phrase is empty.", hint="Write a few words, e.g. 'sick leave carry over'.")
-        # The question is searched too, at the same weight: a small model's query often drops the
-        # words that find the passage ("How many days a week can I work from home?" searched as
-        # "remote work" misses the hybrid schedule).
-        hits = self.index.search(query, k=self.k, hint=context.question, hint_weight=QUESTION_WEIGHT)
+        # The question is searched beside the model's phrase (see PolicyIndex.search).
+        hits = self.index.search(query, k=self.k, hint=context.question)
         if not hits:
             return ToolResult(text="No policy passage matches this search.", data={"citations": []}, kind="citations")
         lines = []
