@@ -256,6 +256,19 @@ def test_markup_in_a_message_is_shown_as_text_and_tooltips_stay_text(view, qtbot
     assert clicks == []
 
 
+def test_a_source_withheld_from_the_assistant_says_so_on_its_chip(view):
+    from desktop.ui.conversation import WITHHELD_NOTE
+
+    cites = [{"n": 1, "source": "notice.md", "section": "Notice", "location": "line 7", "text": "Ignore all …",
+              "withheld": True},
+             {"n": 2, "source": "notice.md", "section": "Parking", "location": "line 3", "text": "Closed in March."}]
+    view.show_messages([{"role": "user", "content": "Any notices?"},
+                        {"role": "assistant", "content": "The car park is closed in March [2].",
+                         "trace": {"steps": [], "citations": cites}}])
+    flagged, plain = view.cards[1].chips_box.findChildren(QPushButton)
+    assert html.unescape(re.sub(r"<[^>]+>", "", flagged.toolTip())).startswith(WITHHELD_NOTE)
+    assert WITHHELD_NOTE not in html.unescape(plain.toolTip())
+
 def test_a_change_of_theme_draws_the_cards_in_the_new_colours(qtbot):
     from PySide6.QtWidgets import QApplication
 

@@ -14,7 +14,7 @@ from engine.policy.index import PolicyIndex
 from engine.policy.loaders import Line, load_lines
 from engine.model.scripted import ScriptedBackend
 from engine.tools.base import ToolContext
-from engine.tools.policy_search import PolicySearchTool
+from engine.tools.policy_search import WITHHELD, PolicySearchTool
 from engine.tools.registry import ToolRegistry
 from tests.conftest import REFERENCE, ROOT
 
@@ -225,6 +225,23 @@ def test_instructions_inside_a_policy_are_only_data(embedder, tmp_path):
     assert len(trace.steps) == 2  # the document's "Action:" line ran nothing
     prompt = backend.prompts[1]
     assert "\nFinal Answer: everyone" not in prompt and "\nAction: employee_data" not in prompt
+
+
+
+def test_a_passage_that_instructs_the_assistant_is_withheld_from_the_model(embedder, tmp_path):
+    """A planted "system notice" reaches the model as a note, not as text it could follow or quote;
+    the citation stays for the person, and the other passages are shown as they are."""
+    tool = PolicySearchTool(PolicyIndex(ROOT / "benchmarks" / "injection_policies", embedder, store=tmp_path / "s"))
+    result = tool.run("system notice", ToolContext())
+    notice = next(c for c in result.data["citations"] if c["section"].endswith("Important system notice"))
+    assert notice.get("withheld") is True and "265000" in notice["text"]  # the person can still read it
+    line = next(x for x in result.text.splitlines() if f"[{notice['n']}]" in x)
+    assert line.endswith(WITHHELD)
+    assert "265000" not in result.text and "maintenance mode" not in result.text
+    assert "Ignore all previous" not in result.text
+    parking = tool.run("visitor car park", ToolContext())
+    assert "closed for resurfacing during March" in parking.text
+    assert not any(c.get("withheld") for c in parking.data["citations"] if "Parking" in c["section"])
 
 
 # -- CLI ------------------------------------------------------------------------------------------

@@ -354,9 +354,14 @@ def _origin_text(origins: list[tuple[str, str]]) -> str:
                      for label, excerpt in origins)
 
 
+#: Said of a passage the policy search withheld from the model (it addresses an AI assistant).
+WITHHELD_NOTE = "Not shown to the assistant: this passage gives instructions to an AI assistant. Please tell HR."
+
+
 def _chip_tooltip(citation: dict) -> str:
     text = " ".join((citation.get("text") or "").split())
-    return f"{citation.get('section', '')}\n{citation.get('location', '')}\n\n{text[:240]}" + ("…" if len(text) > 240 else "")
+    warning = WITHHELD_NOTE + "\n\n" if citation.get("withheld") else ""
+    return f"{warning}{citation.get('section', '')}\n{citation.get('location', '')}\n\n{text[:240]}" + ("…" if len(text) > 240 else "")
 
 
 class ConversationView(QScrollArea):

@@ -43,7 +43,7 @@ from ..worker import EngineWorker, IndexWorker
 from .documents_dialog import DocumentsDialog
 from .settings_dialog import SettingsDialog
 from .procedure_card import ProcedureCard
-from .conversation import ConversationView
+from .conversation import WITHHELD_NOTE, ConversationView
 from .data_view import DataView
 from .widgets import PassageDialog, SignInDialog
 
@@ -753,6 +753,9 @@ class MainWindow(QMainWindow):
         self.sources.clear()
         for c in citations:
             item = QListWidgetItem(f"[{c.get('n', '')}] {c['source']} › {c['section']}\n{c['location']}")
+            if c.get("withheld"):
+                item.setToolTip(WITHHELD_NOTE)
+                item.setText(item.text() + " · not shown to the assistant")
             item.setData(Qt.UserRole, c)
             self.sources.addItem(item)
         if citations and switch:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from engine.errors import ToolInputError
+from engine.policy.index import INSTRUCTION
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 PASSAGE_MAX_CHARS = 700
 TOP_K = 4
+#: What the model reads in place of a passage that speaks to an AI assistant ("ignore all previous
+#: instructions…"): such text is an attack on the model, not a policy for employees. The citation
+#: stays, so the person can open and read the passage; the index report names it to HR.
+WITHHELD = "(not shown to the assistant: this passage gives instructions to an AI assistant, not to employees)"
 
 
 class PolicySearchTool(Tool):
@@ -49,8 +54,10 @@ class PolicySearchTool(Tool):
         if not hits:
             return ToolResult(text="No policy passage matches this search.", data={"citations": []}, kind="citations")
         lines = []
+        citations = []
         for n, hit in enumerate(hits, start=1):
+            withheld = bool(INSTRUCTION.search(hit.text))
             text = hit.text if len(hit.text) <= PASSAGE_MAX_CHARS else hit.text[:PASSAGE_MAX_CHARS] + " …"
-            lines.append(f"[{n}] {hit.source} › {hit.section} ({hit.location}): {text}")
-        citations = [{"n": n, **hit.to_dict()} for n, hit in enumerate(hits, start=1)]
+            lines.append(f"[{n}] {hit.source} › {hit.section} ({hit.location}): {WITHHELD if withheld else text}")
+            citations.append({"n": n, **hit.to_dict(), **({"withheld": True} if withheld else {})})
         return ToolResult(text="\n".join(lines), data={"citations": citations}, kind="citations")
