@@ -276,10 +276,21 @@ def test_a_figure_worked_out_in_the_head_is_confirmed_by_the_calculator():
 
 
 def test_a_made_up_figure_is_still_withdrawn():
-    from engine.agent.grounding import derivation
+    from engine.agent.grounding import derivation, stated_numbers
 
     assert derivation("112000", ["58000", "54000"]) == "54000 + 58000"
     assert derivation("4833.33", ["58000"]) is None and derivation("7", ["3", "4"]) is None  # small: by chance
+    # A figure made in the head must show what it is made of: the operands are stated in the answer.
+    table = ["6 rows: | 2 | 50000 | 84000 | 2019-02-11 |"]
+    assert derivation("100000", table) == "2 * 50000"  # any round figure turns up in a big table
+    answer = "The average salary in Finance is 100,000.00"
+    assert derivation("100000", table, stated_numbers(answer)) is None
+    assert stated_numbers("You joined on 2026-11-23 [1], 10 days.") == ["10"]  # no date parts, no markers
+    assert derivation("23", ["11", "12"], stated_numbers("You joined on 2026-11-23.")) is None
+    assert derivation("112000", ["58000", "54000"], stated_numbers("58,000 and 54,000, together 112,000")) == \
+        "54000 + 58000"
+    assert derivation("100000", ["50000"], ["50000", "100000"]) is None  # one 50,000 is not two
+    assert derivation("100000", ["50000"], ["50000", "50000", "100000"]) == "50000 + 50000"
     data = Lookup("employee_data", {"grace": scalar(58000)})
     agent, backend = make([plan(("employee_data", "grace", [])), final("Grace earns 61,500."),
                            final("I don't know Grace's pay.")], data)

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from engine.errors import AccessDenied, Cancelled, HRAssistantError, ModelOutputError, SetupError
-from engine.agent.grounding import (as_arithmetic, derivation, number_forms, shown_calculations, ungrounded_numbers, unsourced_numbers,
-                        written_calculation)
+from engine.agent.grounding import (as_arithmetic, derivation, number_forms, shown_calculations, stated_numbers,
+                                    ungrounded_numbers, unsourced_numbers, written_calculation)
 from engine.model.backend import Generation, ModelBackend
 from engine.agent.steps import (
     ActionStep,
@@ -559,7 +559,7 @@ class Agent:
     def _confirm(self, answer: str, sources: list[str], trace: Trace) -> list[str]:
         """The calculator's observations for the arithmetic an answer did itself from sourced numbers:
         a calculation shown with its right result ("78,000 / 260 = 300"), or a figure worked out in
-        the head from two looked-up numbers (a sum of two salaries). Their results are then tool
+        the head from two looked-up numbers that the answer also states (two salaries and their sum). Their results are then tool
         results like any other, and the trace says which numbers and how."""
         if "calculator" not in self.tools.names:
             return []
@@ -568,8 +568,9 @@ class Agent:
             plain = as_arithmetic(expression)
             if not unsourced_numbers(plain, sources):  # an operand nobody looked up: the grounding check reports it
                 confirmed += self._calculate(plain, "The answer showed a calculation", trace)
+        stated = stated_numbers(answer)  # a figure worked out in the head must show what it is made of
         for claim in ungrounded_numbers(answer, sources + confirmed, citations=_passages(sources)):
-            expression = derivation(claim, sources + confirmed)
+            expression = derivation(claim, sources + confirmed, stated)
             if expression is not None:
                 confirmed += self._calculate(expression, "The answer worked out a figure", trace)
         return confirmed
