@@ -291,6 +291,15 @@ def test_a_made_up_figure_is_still_withdrawn():
         "54000 + 58000"
     assert derivation("100000", ["50000"], ["50000", "100000"]) is None  # one 50,000 is not two
     assert derivation("100000", ["50000"], ["50000", "50000", "100000"]) == "50000 + 50000"
+    # List numbers, citation markers, line numbers and row counts are not figures to combine.
+    bands = ["[1] pay.md › Bands (line 4): Band A pays 50,000.\n[2] pay.md › Bands (line 9): Band B pays 58,000."]
+    listed = "Bands:\n1. Band A: $50,000 [1]\n2. Band B: $58,000 [2]\nThe average salary is $100,000."
+    assert stated_numbers(listed) == ["50000", "58000", "100000"]
+    assert derivation("100000", bands, stated_numbers(listed)) is None
+    assert derivation("11", ["1 row:\n| 10 |"], stated_numbers("1 row of 10 days: 11")) is None
+    # The operands the answer states are found however many other numbers the sources hold.
+    filler = " ".join(str(i) for i in range(1000, 1250)) + " salaries 58,000 and 54,000"
+    assert derivation("112000", [filler], stated_numbers("58,000 and 54,000, together 112,000")) == "54000 + 58000"
     data = Lookup("employee_data", {"grace": scalar(58000)})
     agent, backend = make([plan(("employee_data", "grace", [])), final("Grace earns 61,500."),
                            final("I don't know Grace's pay.")], data)

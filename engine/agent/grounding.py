@@ -156,9 +156,12 @@ def derivation(claim: str, sources: list[str], stated: list[str] | None = None) 
     if abs(target) < 10:
         return None
     decimals = len(claim.split(".")[1]) if "." in claim else 0
-    known = sorted({n for source in sources for n in numbers_in(source)}, key=lambda n: (len(n), n))[:200]
-    if stated is not None:
-        known = [n for n in known if n in stated and n != claim]
+    if stated is None:
+        known = {n for source in sources for n in numbers_in(source)}
+    else:  # figures of the sources only: not a citation marker, a line number, a row count or a date part
+        known = {n for source in sources for n in stated_numbers(_STRUCTURE.sub(" ", source))}
+        known = {n for n in known if n in stated and n != claim}
+    known = sorted(known, key=lambda n: (len(n), n))[:200]
     values = [(n, float(n)) for n in known]
     for a, x in values:
         for b, y in values:
@@ -170,10 +173,14 @@ def derivation(claim: str, sources: list[str], stated: list[str] | None = None) 
     return None
 
 
+#: Numbers of a tool's text that are not figures: "(line 12)", "(lines 10-15)", "6 rows:".
+_STRUCTURE = re.compile(r"\((?:line|lines|page|p\.) [\d\s,–-]+\)|^\s*\d+ rows?:", re.M)
+
+
 def stated_numbers(answer: str) -> list[str]:
-    """The figures an answer states, normalised, duplicates kept: no citation markers, and no parts
-    of dates or times (2026-11-23 states no 11 or 23)."""
-    return [n for _, _, n in number_spans(answer)]
+    """The figures an answer states, normalised, duplicates kept: no citation markers, no list
+    numbers ("1. Band A"), and no parts of dates or times (2026-11-23 states no 11 or 23)."""
+    return [n for _, _, n in number_spans(_LIST_MARKER.sub(" ", answer))]
 
 
 def _plain(text: str) -> str:

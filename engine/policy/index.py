@@ -127,15 +127,20 @@ class IndexReport:
 INSTRUCTION = re.compile(
     r"\b(ignore|disregard|forget)\b[^.\n]{0,40}\b(previous|prior|above|earlier|all)\b[^.\n]{0,20}"
     r"\b(instructions?|rules|prompts?)\b|\byou are now\b|\bsystem prompt\b|\b(dear|attention|note to)\s+"
-    r"(the\s+)?(ai|assistant|chatbot|language model|llm)\b|\b(ai|hr) assistant(s)?\s*(must|should|shall|will)\b",
-    re.I)
+    r"(the\s+)?(ai|assistant|chatbot|language model|llm)\b|\bai assistant(s)?\s*(must|should|shall|will)\b",
+    re.I)  # not "HR assistant will …": that is a job title
+
+
+def addresses_assistant(chunk) -> bool:
+    """Whether a passage (its heading or its text) speaks to an AI assistant."""
+    return bool(INSTRUCTION.search(f"{chunk.section}\n{chunk.text}"))
 
 
 def flag_instructions(chunks) -> dict[str, list[str]]:
-    """Passages whose text addresses the assistant, by file: ``{"notice.md": ["line 3"]}``."""
+    """Passages that address the assistant, by file: ``{"notice.md": ["line 3"]}``."""
     out: dict[str, list[str]] = {}
     for chunk in chunks:
-        if INSTRUCTION.search(chunk.text):
+        if addresses_assistant(chunk):
             out.setdefault(chunk.source, []).append(chunk.location())
     return out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.errors import ToolInputError
-from engine.policy.index import INSTRUCTION
+from engine.policy.index import addresses_assistant
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 PASSAGE_MAX_CHARS = 700
@@ -56,8 +56,11 @@ class PolicySearchTool(Tool):
         lines = []
         citations = []
         for n, hit in enumerate(hits, start=1):
-            withheld = bool(INSTRUCTION.search(hit.text))
+            if addresses_assistant(hit):  # the heading too: "## Note to the AI assistant: …"
+                lines.append(f"[{n}] {hit.source} ({hit.location}): {WITHHELD}")
+                citations.append({"n": n, **hit.to_dict(), "withheld": True})
+                continue
             text = hit.text if len(hit.text) <= PASSAGE_MAX_CHARS else hit.text[:PASSAGE_MAX_CHARS] + " …"
-            lines.append(f"[{n}] {hit.source} › {hit.section} ({hit.location}): {WITHHELD if withheld else text}")
-            citations.append({"n": n, **hit.to_dict(), **({"withheld": True} if withheld else {})})
+            lines.append(f"[{n}] {hit.source} › {hit.section} ({hit.location}): {text}")
+            citations.append({"n": n, **hit.to_dict()})
         return ToolResult(text="\n".join(lines), data={"citations": citations}, kind="citations")
