@@ -278,13 +278,13 @@ def test_a_figure_worked_out_in_the_head_is_confirmed_by_the_calculator():
 def test_a_made_up_figure_is_still_withdrawn():
     from engine.agent.grounding import derivation, stated_numbers
 
-    assert derivation("112000", ["58000", "54000"]) == "54000 + 58000"
-    assert derivation("4833.33", ["58000"]) is None and derivation("7", ["3", "4"]) is None  # small: by chance
+    assert derivation("4833.33", ["58000"], ["58000", "4833.33"]) is None
+    assert derivation("7", ["3", "4"], ["3", "4", "7"]) is None  # small: by chance
     # A figure made in the head must show what it is made of: the operands are stated in the answer.
     table = ["6 rows: | 2 | 50000 | 84000 | 2019-02-11 |"]
-    assert derivation("100000", table) == "2 * 50000"  # any round figure turns up in a big table
     answer = "The average salary in Finance is 100,000.00"
-    assert derivation("100000", table, stated_numbers(answer)) is None
+    assert derivation("100000", table, stated_numbers(answer)) is None  # 2 * 50000 is in the table by chance
+    assert derivation("100000", table, stated_numbers("2 people at 50,000 make 100,000")) == "2 * 50000"
     assert stated_numbers("You joined on 2026-11-23 [1], 10 days.") == ["10"]  # no date parts, no markers
     assert derivation("23", ["11", "12"], stated_numbers("You joined on 2026-11-23.")) is None
     assert derivation("112000", ["58000", "54000"], stated_numbers("58,000 and 54,000, together 112,000")) == \

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import HRAssistantError
-from engine.policy.index import addresses_assistant
 from engine.settings import Settings, config_dir, data_dir, save_settings
 from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                           PlanMade, ProcedureOffered, ThoughtStep)
@@ -882,9 +881,7 @@ class MainWindow(QMainWindow):
 
     # -- without a model -----------------------------------------------------------------------------
     def _on_search_done(self, query: str, hits) -> None:
-        # Marked as the assistant's search would mark them: a passage that instructs an AI is one HR should see.
-        citations = [{"n": n, **h.to_dict(), **({"withheld": True} if addresses_assistant(h) else {})}
-                     for n, h in enumerate(hits, start=1)]
+        citations = [{"n": n, **h.to_dict()} for n, h in enumerate(hits, start=1)]
         self._show_sources(citations)
         if not hits:
             self.statusBar().showMessage(f"No policy passage matches “{query}”.", 5000)

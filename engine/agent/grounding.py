@@ -139,16 +139,16 @@ def shown_calculations(answer: str) -> list[str]:
     return out
 
 
-def derivation(claim: str, sources: list[str], stated: list[str] | None = None) -> str | None:
+def derivation(claim: str, sources: list[str], stated: list[str]) -> str | None:
     """An expression of two source numbers whose result is ``claim`` (``58000 + 54000`` for
     112000), or None: an answer that adds two looked-up figures in its head states a fact of
-    arithmetic, which the calculator can confirm. Small claims (under 10) are left alone, as any
-    two small numbers make them by chance.
+    arithmetic, which the calculator can confirm.
 
-    ``stated``: the numbers the answer itself states (:func:`stated_numbers`). When given, both
-    operands must be among them ("58,000 and 54,000, together 112,000"), and a number used twice
-    must be stated twice. Otherwise a table of dozens of figures, or a policy's line numbers and
-    dates, make almost any round figure by chance (an invented average of 100,000 as 2 * 50000)."""
+    ``stated``: the numbers the answer itself states (:func:`stated_numbers`). Both operands must
+    be among them ("58,000 and 54,000, together 112,000"), and a number used twice must be stated
+    twice: a table of dozens of figures, or a policy's line numbers and dates, make almost any
+    round figure by chance (an invented average of 100,000 as 2 * 50000). Small claims (under 10)
+    are left alone, as any two small numbers make them by chance."""
     try:
         target = float(claim)
     except ValueError:
@@ -156,16 +156,13 @@ def derivation(claim: str, sources: list[str], stated: list[str] | None = None) 
     if abs(target) < 10:
         return None
     decimals = len(claim.split(".")[1]) if "." in claim else 0
-    if stated is None:
-        known = {n for source in sources for n in numbers_in(source)}
-    else:  # figures of the sources only: not a citation marker, a line number, a row count or a date part
-        known = {n for source in sources for n in stated_numbers(_STRUCTURE.sub(" ", source))}
-        known = {n for n in known if n in stated and n != claim}
-    known = sorted(known, key=lambda n: (len(n), n))[:200]
+    # Figures of the sources only: not a citation marker, a line number, a row count or a date part.
+    known = {n for source in sources for n in stated_numbers(_STRUCTURE.sub(" ", source))}
+    known = sorted((n for n in known if n in stated and n != claim), key=lambda n: (len(n), n))[:200]
     values = [(n, float(n)) for n in known]
     for a, x in values:
         for b, y in values:
-            if stated is not None and a == b and stated.count(a) < 2:
+            if a == b and stated.count(a) < 2:
                 continue
             for op, value in (("+", x + y), ("-", x - y), ("*", x * y), ("/", x / y if y else None)):
                 if value is not None and abs(round(value, decimals) - target) < 1e-9 and (op in "-/" or a <= b):

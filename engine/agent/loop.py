@@ -559,8 +559,9 @@ class Agent:
     def _confirm(self, answer: str, sources: list[str], trace: Trace) -> list[str]:
         """The calculator's observations for the arithmetic an answer did itself from sourced numbers:
         a calculation shown with its right result ("78,000 / 260 = 300"), or a figure worked out in
-        the head from two looked-up numbers that the answer also states (two salaries and their sum). Their results are then tool
-        results like any other, and the trace says which numbers and how."""
+        the head from two looked-up numbers that the answer also states (two salaries and their
+        sum). Their results are then tool results like any other, and the trace says which numbers
+        and how."""
         if "calculator" not in self.tools.names:
             return []
         confirmed: list[str] = []

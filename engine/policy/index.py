@@ -89,10 +89,19 @@ class Hit:
     line_end: int
     page: int | None = None
 
+    @property
+    def withheld(self) -> bool:
+        """Whether the passage speaks to an AI assistant: no model is shown it (the policy search
+        gives a note in its place); the person may read it, and the window says why it was held back."""
+        return addresses_assistant(self)
+
     def to_dict(self) -> dict:
-        return {"text": self.text, "source": self.source, "section": self.section, "location": self.location,
-                "score": round(self.score, 6), "line_start": self.line_start, "line_end": self.line_end,
-                "page": self.page}
+        out = {"text": self.text, "source": self.source, "section": self.section, "location": self.location,
+               "score": round(self.score, 6), "line_start": self.line_start, "line_end": self.line_end,
+               "page": self.page}
+        if self.withheld:
+            out["withheld"] = True
+        return out
 
 
 @dataclass

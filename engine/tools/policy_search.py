@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from engine.errors import ToolInputError
-from engine.policy.index import addresses_assistant
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
 
 PASSAGE_MAX_CHARS = 700
@@ -54,13 +53,11 @@ class PolicySearchTool(Tool):
         if not hits:
             return ToolResult(text="No policy passage matches this search.", data={"citations": []}, kind="citations")
         lines = []
-        citations = []
         for n, hit in enumerate(hits, start=1):
-            if addresses_assistant(hit):  # the heading too: "## Note to the AI assistant: …"
+            if hit.withheld:  # heading and text: "## Note to the AI assistant: …" is not shown either
                 lines.append(f"[{n}] {hit.source} ({hit.location}): {WITHHELD}")
-                citations.append({"n": n, **hit.to_dict(), "withheld": True})
                 continue
             text = hit.text if len(hit.text) <= PASSAGE_MAX_CHARS else hit.text[:PASSAGE_MAX_CHARS] + " …"
             lines.append(f"[{n}] {hit.source} › {hit.section} ({hit.location}): {text}")
-            citations.append({"n": n, **hit.to_dict()})
+        citations = [{"n": n, **hit.to_dict()} for n, hit in enumerate(hits, start=1)]
         return ToolResult(text="\n".join(lines), data={"citations": citations}, kind="citations")
