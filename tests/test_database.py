@@ -140,7 +140,7 @@ def test_site_mode_end_to_end_as_the_os_account(loaded, site_file, capsys):
     out = capsys.readouterr().out
     assert "employee: Ana Cruz" in out and "role: employee" in out and "postgresql" in out
     assert main(["data", 'df[df["full_name"] == "Ana Cruz"]["annual_salary_usd"]']) == 0
-    assert "61,000" in capsys.readouterr().out
+    assert "61000" in capsys.readouterr().out
     assert main(["data", 'df["annual_salary_usd"].max()']) == 1
     assert "only for yourself" in capsys.readouterr().err
     # the doctored-file route is closed: the site fixes the data source

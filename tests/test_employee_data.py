@@ -14,6 +14,7 @@ from engine.data.employees import load_employees, parse_number
 from engine.errors import AccessDenied, DataFileError, ModelOutputError, SiteFileError, ToolInputError
 from engine.data.query import run_query
 from engine.tools.base import ToolContext
+from engine.tools.calculator import CalculatorTool, format_number
 from engine.tools.employee_data import EmployeeDataTool
 from tests.conftest import REFERENCE, ROOT
 
@@ -240,9 +241,19 @@ def test_tool_output_table_and_structured(sample):
     tool = EmployeeDataTool(sample)
     res = tool.run('df.groupby("department")["annual_salary_usd"].mean().round(0)', ToolContext(user="Priya Raman"))
     assert res.kind == "table" and res.data["grouped"] and res.data["row_count"] == 6
-    assert res.text.startswith("6 rows:") and "| Finance | 94,167 |" in res.text
+    assert res.text.startswith("6 rows:") and "| Finance | 94167 |" in res.text
     big = tool.run("df", ToolContext(user="Priya Raman"))
     assert big.data["truncated"] and "first 20 shown" in big.text
+
+
+def test_figures_are_shown_as_the_calculator_takes_them(sample):
+    # A salary shown as "46,000" was copied into the calculator as round(46, 0): figures carry no separators.
+    ctx = ToolContext(user="Pedro Alves", today=TODAY)
+    shown = EmployeeDataTool(sample).run('df[df["full_name"] == "Pedro Alves"]["annual_salary_usd"]', ctx)
+    figure = shown.text.splitlines()[-1].strip("| ")
+    assert figure == str(shown.data["rows"][0][0]) and len(figure) >= 5 and "," not in figure
+    assert CalculatorTool().run(f"round({figure} / 260 * 10, 2)", ctx).text.endswith(
+        format_number(round(shown.data["rows"][0][0] / 260 * 10, 2)))
 
 
 def test_data_card_lists_columns_and_user(sample):

@@ -37,10 +37,10 @@ def _cell(v: Any) -> str:
             return v.strftime("%Y-%m-%d")
         except ValueError:
             return ""
+    # No thousands separators: the model copies figures from here into the calculator, which takes
+    # none (a salary shown as "45,500" went in as round(45, 5)); answers may still write 45,500.
     if isinstance(v, float):
-        return f"{v:,.2f}".rstrip("0").rstrip(".") if not v.is_integer() else f"{int(v):,}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}" if abs(v) >= 10000 else str(v)
+        return f"{v:.2f}".rstrip("0").rstrip(".") if not v.is_integer() else str(int(v))
     return str(v).replace("|", "\\|").replace("\n", " ")
 
 
