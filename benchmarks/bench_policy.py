@@ -27,7 +27,7 @@ from engine.policy.chunker import Chunk  # noqa: E402
 from engine.policy.embedder import Embedder  # noqa: E402
 from engine.policy.index import PolicyIndex  # noqa: E402
 
-REFERENCE = ROOT.parent / "shared" / "reference" / "autonomous-hr-chatbot" / "hr_policy.txt"
+REFERENCE = ROOT / "tests" / "reference" / "autonomous-hr-chatbot" / "hr_policy.txt"
 K = 4
 
 

@@ -205,9 +205,40 @@ def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext,
     if not context.user and tools.get("employee_data") is not None:
         # Not in the employee data: policies and the calculator only (the data tool would only refuse).
         tools = ToolRegistry([t for t in tools if t.name != "employee_data"])
+    turn_format = choose_format(settings.turn_format, backend, tools, context)
+    if settings.agent_mode == "route":
+        from engine.agent.routed import RoutedAgent
+
+        return RoutedAgent(backend, tools, context, router=router_for(tools, settings),
+                           examples=examples_for(tools, settings), max_steps=settings.max_steps,
+                           max_tokens=settings.max_answer_tokens, turn_format=turn_format,
+                           procedures=procedures_for(tools))
     return Agent(backend, tools, context, max_steps=settings.max_steps, max_tokens=settings.max_answer_tokens,
-                 turn_format=choose_format(settings.turn_format, backend, tools, context), mode=settings.agent_mode,
-                 procedures=procedures_for(tools))
+                 turn_format=turn_format, mode=settings.agent_mode, procedures=procedures_for(tools))
+
+
+_BANKS: dict[tuple[str, int], object] = {}
+
+
+def _embedder_of(tools: ToolRegistry, settings: Settings):
+    search = tools.get("policy_search")
+    return getattr(getattr(search, "index", None), "embedder", None) or get_embedder(settings)
+
+
+def router_for(tools: ToolRegistry, settings: Settings):
+    """The question router over the embedding model the policy search uses (its examples embedded once)."""
+    from engine.agent.router import Router
+
+    embedder = _embedder_of(tools, settings)
+    return _BANKS.setdefault(("router", id(embedder)), Router(embedder))
+
+
+def examples_for(tools: ToolRegistry, settings: Settings):
+    """The worked examples the pipelines choose from, per question (embedded once)."""
+    from engine.agent.examples import ExampleBank
+
+    embedder = _embedder_of(tools, settings)
+    return _BANKS.setdefault(("examples", id(embedder)), ExampleBank(embedder))
 
 
 def procedures_for(tools: ToolRegistry):

@@ -328,6 +328,11 @@ def cmd_whoami(args: argparse.Namespace) -> int:
     print(f"how: {identity.how}" + (f" (viewing as {identity.view_as})" if identity.view_as else ""))
     print(f"may pick a persona: {'yes' if identity.can_choose else 'no'}")
     print(f"employee data: {tool.table.source}{' (sample company)' if tool.demo else ''}")
+    from engine.data.schema import infer_schema
+
+    print("what the columns were taken to mean (the site file's [columns] can correct it):")
+    for line in infer_schema(tool.table).lines(tool.table):
+        print(f"  {line}")
     if identity.notice:
         print(identity.notice)
     return EXIT_OK

@@ -32,6 +32,7 @@ REFUSAL = re.compile(
     r"unable to (?:share|show|provide|access)|not able to (?:share|show|provide)|confidential|only hr)\b",
     re.I,
 )
+CALL_BUDGET = 3  # model calls a question of one part may take
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 # "a 4-week notice period" says "4 weeks": a unit of time is compared hyphen-free and singular.
 _UNIT = re.compile(r"(?<=\w)[-\u2010\u2011 ](hour|day|week|month|year)s?\b")
@@ -53,6 +54,8 @@ class Case:
     forbid_side_effect: str = ""
     category: str = ""
     split: str = "dev"  # "dev": prompts and rules may be tuned on it; "test": held out, never tuned on
+    route: str = ""  # the kind of question (engine.agent.router.KINDS), or "multi" for several parts
+    today: str = ""  # the date the case is asked on (ISO); empty: today
 
     @property
     def question(self) -> str:
@@ -85,6 +88,7 @@ def load_suite(path: str | Path) -> list[Case]:
                 links=None if raw.get("links") is None else [(str(a), str(b)) for a, b in raw["links"]],
                 forbid_side_effect=_resolve(base, raw.get("forbid_side_effect")),
                 category=str(raw.get("category", "")), split=str(raw.get("split", "dev")),
+                route=str(raw.get("route", "")), today=str(raw.get("today", "")),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise DataFileError(f"Line {n} of {path.name} is not a valid case ({type(exc).__name__}: {exc}).",
@@ -105,6 +109,11 @@ def _resolve(base: Path, value: Any) -> str:
         return ""
     p = Path(str(value)).expanduser()
     return str(p if p.is_absolute() else (base / p).resolve())
+
+
+def strip_quotes(answer: str) -> str:
+    """An answer without the evidence block under it (lines quoted with "> ")."""
+    return "\n".join(line for line in answer.splitlines() if not line.startswith("> ")).strip()
 
 
 def _norm(text: str) -> str:
@@ -195,7 +204,9 @@ class Evaluator:
         from engine.assistant import build_context, make_agent
 
         tools = self._tools(case)
-        agent = make_agent(self.backend_for(case), tools, build_context(case.user, tools, personas=True), self.settings)
+        context = build_context(case.user, tools, personas=True)
+        context.today = case.today or context.today
+        agent = make_agent(self.backend_for(case), tools, context, self.settings)
         t0 = time.perf_counter()
         traces = [agent.ask(q) for q in case.turns]
         seconds = time.perf_counter() - t0
@@ -203,21 +214,25 @@ class Evaluator:
         used = [s.action for s in trace.steps if s.action]
         denied = any((s.observation or "").startswith("Error: You can see") or "Only HR" in (s.observation or "")
                      for s in trace.steps)
-        refused = denied or bool(REFUSAL.search(trace.answer or ""))
+        refused = denied or bool(REFUSAL.search(strip_quotes(trace.answer or "")))
         bad_turns = sum(1 for s in trace.steps if not s.action and (s.observation or "").startswith("Error: Your last"))
         p, r, f1 = tool_scores(case.tools, used) if case.tools is not None else (None, None, None)
         links = trace_links(trace.to_dict())
         link_f1 = link_scores(case.links, links)[2] if case.links is not None else None
         side_effect = bool(case.forbid_side_effect) and Path(case.forbid_side_effect).exists()
-        correct = score_answer(case, trace.answer or "")
+        # The answer is scored without the policy sentences quoted under it: a wrong answer above the
+        # right sentence is a wrong answer.
+        correct = score_answer(case, strip_quotes(trace.answer or ""))
         refusal_correct = None if case.expect_refusal is None else refused == case.expect_refusal
         if trace.ungrounded_numbers:
             # An answer with a number nobody looked up is wrong, whatever else it says, refusals included.
             correct = False if correct is not None else None
             refusal_correct = False if refusal_correct is not None else None
         hit_limit = any(not t.complete and not t.error for t in traces)
-        # The budget: one model call per tool call plus one for the answer; more means a retry or a loop.
-        over_budget = any(t.llm_calls > 1 + sum(1 for s in t.steps if s.action) for t in traces)
+        # The budget: at most 3 model calls for a question of one part (a route, a slot, the answer); a
+        # question with several parts answers each of them, so its budget grows with them.
+        parts = max(1, len(trace.route or []))
+        over_budget = any(t.llm_calls > CALL_BUDGET * max(1, len(t.route or [])) for t in traces) and parts == 1
         return {
             "id": case.id, "split": case.split, "category": case.category, "question": case.question, "user": case.user,
             "answer": trace.answer, "error": trace.error, "answer_correct": correct,
@@ -232,6 +247,9 @@ class Evaluator:
             "ungrounded_numbers": trace.ungrounded_numbers, "side_effect": side_effect,
             "incomplete": hit_limit, "over_call_budget": over_budget,
             "first_token_s": trace.first_token_seconds,
+            "route_expected": case.route or None,
+            "route": [r["kind"] for r in trace.route], "route_by": [r["by"] for r in trace.route],
+            "checks": trace.checks, "claims_about_others": trace.claims_about_others,
             "traces": [t.to_dict() for t in traces],  # every turn, whole: thoughts, actions, observations, timings
         }
 
@@ -258,13 +276,41 @@ def _percentile(values: list[float], q: float) -> float:
     return round(values[min(len(values) - 1, int(round(q * (len(values) - 1))))], 4) if values else 0.0
 
 
+def _multi(r: dict) -> bool:
+    return r.get("route_expected") == "multi" or r.get("category") == "multi-part"
+
+
+def route_confusion(results: list[dict]) -> dict[str, dict[str, int]]:
+    """Expected kind -> the kind the router chose -> count, over single-part cases with a labelled kind."""
+    table: dict[str, dict[str, int]] = {}
+    for r in results:
+        expected = r.get("route_expected")
+        if not expected or expected == "multi":
+            continue
+        got = (r.get("route") or ["(none)"])[0]
+        row = table.setdefault(expected, {})
+        row[got] = row.get(got, 0) + 1
+    return table
+
+
 def summarise(results: list[dict]) -> dict:
     latencies = sorted(r["latency_s"] for r in results)
     first = [r["first_token_s"] for r in results if r.get("first_token_s") is not None]
     calls = sum(r["llm_calls"] for r in results)
+    single = [r for r in results if not _multi(r) and r["answer_correct"] is not None]
+    multi = [r for r in results if _multi(r) and r["answer_correct"] is not None]
+    routed = [r for r in results if r.get("route_expected") not in (None, "", "multi") and r.get("route")]
     return {
         "cases": len(results),
         "answer_accuracy": _mean(float(r["answer_correct"]) for r in results if r["answer_correct"] is not None),
+        "single_part_accuracy": _mean(float(r["answer_correct"]) for r in single),
+        "single_part_right": f"{sum(bool(r['answer_correct']) for r in single)}/{len(single)}",
+        "multi_part_accuracy": _mean(float(r["answer_correct"]) for r in multi),
+        "multi_part_right": f"{sum(bool(r['answer_correct']) for r in multi)}/{len(multi)}",
+        "route_accuracy": _mean(float(r["route"][0] == r["route_expected"]) for r in routed),
+        "route_confusion": route_confusion(results),
+        "claims_about_others": sum(r.get("claims_about_others") or 0 for r in results),
+        "single_part_median_latency_s": _percentile(sorted(r["latency_s"] for r in results if not _multi(r)), 0.5),
         "refusal_accuracy": _mean(float(r["refusal_correct"]) for r in results if r["refusal_correct"] is not None),
         "tool_precision": _mean(r["tool_precision"] for r in results),
         "tool_recall": _mean(r["tool_recall"] for r in results),
@@ -303,12 +349,19 @@ def case_line(i: int, n: int, r: dict) -> str:
 
 def _summary_lines(s: dict, label: str = "") -> list[str]:
     head = f"{label}: " if label else ""
+    routes = ""
+    if s.get("route_confusion"):
+        wrong = [f"{e}->{g} {n}" for e, row in s["route_confusion"].items() for g, n in row.items() if g != e]
+        routes = f" · route accuracy {s['route_accuracy']:.3f}" + (f" (wrong: {', '.join(wrong)})" if wrong else "")
     return [
+        f"{head}single-part {s.get('single_part_accuracy', 0):.3f} ({s.get('single_part_right', '-')}) · "
+        f"multi-part {s.get('multi_part_accuracy', 0):.3f} ({s.get('multi_part_right', '-')}){routes} · "
+        f"claims about others' pay withdrawn {s.get('claims_about_others', 0)}",
         f"{head}answer accuracy {s['answer_accuracy']:.3f} · refusal accuracy {s['refusal_accuracy']:.3f} · "
         f"tool P/R/F1 {s['tool_precision']:.3f}/{s['tool_recall']:.3f}/{s['tool_f1']:.3f} · "
         f"link F1 {s.get('link_f1', 0):.3f} · planned {s.get('planned', 0)} (fell back {s.get('plan_fallbacks', 0)}) · "
         f"format validity {s['format_validity']:.3f} · ungrounded answers {s['answers_with_ungrounded_numbers']} · "
-        f"at step limit {s['incomplete']} · over 1+tools calls {s.get('over_call_budget', 0)}",
+        f"at step limit {s['incomplete']} · over {CALL_BUDGET} calls {s.get('over_call_budget', 0)}",
         f"{' ' * len(head)}model calls per case {s['llm_calls_per_case']:.2f} · prompt tokens evaluated per case "
         f"{s['prompt_tokens_evaluated_per_case']:.0f} · tokens generated per case {s['completion_tokens_per_case']:.0f} · "
         f"latency median {s['median_latency_s']:.2f}s, mean {s['mean_latency_s']:.2f}s, p95 {s['p95_latency_s']:.2f}s · "

@@ -55,10 +55,11 @@ class Settings:
     seed: int = _setting(0, "Random seed for sampling, so answers are repeatable.", 0, 2**31 - 1)
     max_steps: int = _setting(6, "Most tool calls the agent may make for one question.", 1, 20)
     max_answer_tokens: int = _setting(700, "Most tokens the model may write in one step.", 64, 4096)
-    agent_mode: str = _setting("react", "How a question is worked: 'react' (one tool call per model call), 'plan' "
-                               "(every tool call planned at once, then the answer: two model calls) or 'auto' "
-                               "(a plan for a question with several parts, ReAct otherwise).",
-                               choices=("react", "plan", "auto"))
+    agent_mode: str = _setting("route", "How a question is worked: 'route' (the person's record and the policy "
+                               "passages looked up first, the question routed to a fixed pipeline, the model picking "
+                               "and filling slots), 'react' (one tool call per model call), 'plan' (every tool call "
+                               "planned at once, then the answer) or 'auto' (a plan for a question with several "
+                               "parts, ReAct otherwise).", choices=("route", "react", "plan", "auto"))
     turn_format: str = _setting("react", "How the model writes a step: 'react' (Thought/Action text), 'tool-call' "
                                 "(the model's own tool calls) or 'auto' (tool calls where the model's chat template "
                                 "has them).", choices=("react", "tool-call", "auto"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT.parent / "shared" / "reference" / "autonomous-hr-chatbot"
+REFERENCE = ROOT / "tests" / "reference" / "autonomous-hr-chatbot"  # an unchanged copy (MIT); see its README
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -22,7 +22,7 @@ from engine.tools.employee_data import EmployeeDataTool
 from tests.conftest import ROOT
 
 SAMPLE = ROOT / "data" / "policies"
-REFERENCE = ROOT.parent / "shared" / "reference" / "autonomous-hr-chatbot"
+REFERENCE = ROOT / "tests" / "reference" / "autonomous-hr-chatbot"  # an unchanged copy (MIT); see its README
 TODAY = dt.date(2026, 11, 23)
 
 DOC = """---

@@ -73,6 +73,10 @@ def describe_action(action: str, tool_input: str) -> str:
     if action == "policy_search":
         return f"Searching the policies: “{text[:80]}”"
     if action == "employee_data":
+        if text.startswith("(your own record"):
+            return "Reading your record"
+        if text.startswith("Rows: "):  # a query written as slots: "Rows: …; Filter: …; Result: …"
+            return "Looking up the employee data: " + text.replace("Rows: ", "", 1)[:80]
         return "Looking up the employee data"
     if action == "calculator":
         return "Calculating " + text.replace("*", "×").replace("/", "÷")[:80]

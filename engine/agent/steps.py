@@ -151,6 +151,10 @@ class Trace:
     plan: list[dict[str, Any]] | None = None  # the plan's steps, when the question was planned
     plan_fallback: bool = False  # a planned step failed and the ReAct loop took over
     procedure: dict[str, Any] | None = None  # a recognised procedure: its id, title, applicability, walk-through
+    route: list[dict[str, Any]] = field(default_factory=list)  # each part's kind, and whether code or the model chose
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # the policy sentences picked as the answer's basis
+    checks: list[str] = field(default_factory=list)  # what the answer checks changed (a figure added, a claim withdrawn)
+    claims_about_others: int = 0  # sentences about someone else's pay withdrawn: no allowed data backed them
     per_call: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:

@@ -196,6 +196,8 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
         public = default_public_columns(table.columns, table.roles)
     if table.public_cap is not None:
         public &= table.public_cap  # a user-written side file cannot make anything public
+    # A derived column (a name made of first and last name) is as public as all of its parts.
+    public |= {c.name for c in table.columns.values() if c.derived_from and set(c.derived_from) <= public}
     public -= set(table.pay_columns)
     public -= set(policy.hr_only_columns)
     report_names = [str(df.at[i, name_col]) for i in reports] if name_col else [str(i) for i in reports]

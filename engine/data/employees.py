@@ -30,15 +30,18 @@ from typing import Any
 from engine.errors import DataFileError
 
 ROLE_PATTERNS = {
-    "employee_id": re.compile(r"^(employee|emp|staff|personnel)?[ _-]?(id|no|number|#)$|^id$", re.I),
+    "employee_id": re.compile(r"^(employee|emp|staff|personnel|worker|badge|payroll)?[ _-]?(id|no|number|#|ref|code)$"
+                              r"|^id$|^badge$", re.I),
     "name": re.compile(r"^(full[ _-]?|employee[ _-]?|display[ _-]?)?name$", re.I),
     "manager": re.compile(r"manager|supervisor|reports[ _-]?to|superior|boss|line[ _-]?lead", re.I),
     "department": re.compile(r"department|dept|organi[sz]ational[ _-]?unit|division|business[ _-]?unit|^team$|^unit$", re.I),
     "email": re.compile(r"e-?mail", re.I),
-    "username": re.compile(r"^(user[ _-]?(name|id)?|login|account|windows[ _-]?user|os[ _-]?user)$", re.I),
+    "username": re.compile(r"^((network|windows|ad|domain|os|system|computer)[ _-]?)?(user[ _-]?(name|id)?|login|logon"
+                           r"|account)([ _-]?name)?$", re.I),
     "pay": re.compile(r"salary|pay|wage|compensation|income|bonus|allowance|rate", re.I),
 }
-HR_DEPARTMENT = re.compile(r"^\s*(hr|human[ _-]?resources?|people([ _-]?(ops|operations|team|and culture|& culture))?)"
+HR_DEPARTMENT = re.compile(r"^\s*(hr|human[ _-]?resources?|people([ _-]?(ops|operations|services|team|and culture|"
+                           r"& culture))?)"
                            r"(\s+(department|dept\.?|team|division))?\s*$", re.I)
 _CURRENCY = re.compile(r"^\(?\s*([-+]?)\s*(?:[$€£¥₱₹]|PHP|USD|EUR|GBP)?\s*([-+]?[\d\s,.' ]*\d)\s*(?:[$€£¥₱₹%]|PHP|USD|EUR|GBP)?\s*\)?$")
 DATE_FORMATS = ["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%d/%m/%Y", "%Y/%m/%d", "%m/%d/%y", "%d-%b-%Y", "%d %b %Y",
@@ -56,6 +59,8 @@ class Column:
     missing: int = 0
     #: (file line, value) of cells that do not fit the column's type and count as missing.
     bad_cells: list[tuple[int, str]] = field(default_factory=list)
+    #: The columns a derived column is made of ("First Name", "Last Name" for a name), or None.
+    derived_from: list[str] | None = None
 
 
 @dataclass
@@ -107,7 +112,10 @@ _FOLD = str.maketrans({"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "æ": "ae", "
 
 
 def normalise_name(text: Any) -> str:
-    """Case-, accent- and space-insensitive key for matching people's names."""
+    """Case-, accent- and space-insensitive key for matching people's names (and ids: a number column
+    with an empty cell holds 3004.0 for the id 3004)."""
+    if isinstance(text, float) and text.is_integer():
+        text = int(text)
     text = unicodedata.normalize("NFKD", str(text)).translate(_FOLD)
     text = "".join(c for c in text if not unicodedata.combining(c))
     return " ".join(text.casefold().split())
@@ -310,6 +318,7 @@ def _infer(name: str, values: list[str]) -> Column:
 
 
 _BLANK = ("", "na", "n/a", "nan", "null", "none", "-")
+_ID_REFERENCE = re.compile(r"\b(id|no|number|badge|ref|code)\b|#", re.I)
 _PLAIN_NUMBER = r"^[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$"
 _SAMPLE = 200
 
@@ -385,8 +394,10 @@ def _guess_roles(columns: dict[str, Column], df) -> dict[str, list[str]]:
                 continue
             if role == "pay" and col.dtype not in ("int", "float"):
                 continue
-            if role in ("name", "manager", "department") and col.dtype != "text":
+            if role in ("name", "department") and col.dtype != "text":
                 continue
+            if role == "manager" and col.dtype != "text" and not _ID_REFERENCE.search(name):
+                continue  # a manager is named, or referred to by id ("Supervisor Emp #": 3004)
             if role == "employee_id" and ROLE_PATTERNS["manager"].search(name):
                 continue  # "manager_id" is a manager reference, not the row's id
             roles.setdefault(role, []).append(name)
@@ -395,10 +406,14 @@ def _guess_roles(columns: dict[str, Column], df) -> dict[str, list[str]]:
             if col.dtype == "text" and col.examples and all("@" in e for e in col.examples):
                 roles["email"] = [name]
                 break
-    if "name" not in roles:
-        # The first text column whose values look like "First Last".
+    from engine.data.schema import SEMANTIC_PATTERNS
+
+    split_name = any(SEMANTIC_PATTERNS["last_name"].search(n) for n in columns)
+    if "name" not in roles and not split_name:
+        # The first text column whose values look like "First Last" (not a job title: "Chief Executive Officer").
         for name, col in columns.items():
-            if col.dtype == "text" and name not in sum(roles.values(), []) and col.examples and all(
+            if col.dtype == "text" and name not in sum(roles.values(), []) and not DIRECTORY_HINT.search(name) \
+                    and col.examples and all(
                     len(str(e).split()) >= 2 and str(e)[0].isupper() for e in col.examples):
                 roles["name"] = [name]
                 break
@@ -457,7 +472,8 @@ DIRECTORY_HINT = re.compile(r"position|title|job|role$|^rank$", re.I)
 
 def default_public_columns(columns: dict[str, "Column"], roles: dict[str, list[str]]) -> set[str]:
     """The directory columns everyone may read: name, id, department, manager, e-mail, job title."""
-    public = {c for r in ("name", "employee_id", "department", "manager", "email") for c in roles.get(r, [])}
+    public = {c for r in ("name", "employee_id", "department", "manager", "email", "first_name", "last_name",
+                          "preferred_name") for c in roles.get(r, [])}
     public |= {c for c in columns if DIRECTORY_HINT.search(c) and columns[c].dtype == "text"}
     return public
 
@@ -567,6 +583,12 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
                     hint="Only a column-meaning file placed by IT (or the site file's [columns]) may do that; "
                          "remove the line.")
         roles[role] = wanted
+    from engine.data.schema import guess_semantic_roles
+
+    taken = {c for cols in roles.values() for c in cols}
+    for role, cols in guess_semantic_roles(columns, taken).items():
+        roles.setdefault(role, cols)
+    df, columns = _derive_name(df, columns, roles)
     for role, cols in roles.items():
         for c in cols:
             if role not in columns[c].roles:
@@ -576,3 +598,26 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     table.public_cap = public_cap
     table.sha256 = sha256
     return table
+
+
+def _derive_name(df, columns: dict[str, Column], roles: dict[str, list[str]]):
+    """A person's name split over two columns ("First Name", "Last Name") becomes one more column,
+    so people are found, matched to their manager and named in answers as everywhere else."""
+    if roles.get("name") or not (roles.get("first_name") and roles.get("last_name")):
+        return df, columns
+    first, last = roles["first_name"][0], roles["last_name"][0]
+    label = next(n for n in ("Name", "Full Name", "Employee Name", "full_name_derived") if n not in columns)
+    values = [" ".join(str(p).strip() for p in (a, b) if isinstance(p, str) and p.strip()) or None
+              for a, b in zip(df[first], df[last])]
+    at = min(list(columns).index(first), list(columns).index(last))
+    import pandas as pd
+
+    df = df.copy()
+    df.insert(at, label, pd.Series(values, index=df.index, dtype="object"))  # text as the loader keeps it
+    col = Column(name=label, dtype="text", derived_from=[first, last],
+                 examples=[v for v in dict.fromkeys(values) if v][:3], missing=sum(v is None for v in values))
+    names = list(columns)
+    names.insert(at, label)
+    columns = {n: (col if n == label else columns[n]) for n in names}
+    roles["name"] = [label]
+    return df, columns

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from engine.policy.loaders import Line
 
-CHUNKER_VERSION = 5
+CHUNKER_VERSION = 6  # 6: a chunk keeps its line breaks (lists and table rows stay apart)
 MAX_WORDS = 150  # all-MiniLM-L6-v2 reads 256 word pieces; the heading path takes some of them
 SEPARATOR = " › "
 
@@ -156,5 +156,9 @@ def _split_long(part: list[Line], source: str, section: str) -> list[Chunk]:
 
 
 def _make(part: list[Line], words: list[str], source: str, section: str) -> Chunk:
-    return Chunk(source=source, section=section, text=" ".join(words), line_start=part[0].number,
+    whole = sum(len(line.text.split()) for line in part) == len(words)
+    # A whole section keeps its line breaks: a list item or a table row is a unit of its own
+    # (engine.agent.evidence); a window cut from a long paragraph is just its words.
+    text = "\n".join(" ".join(line.text.split()) for line in part if line.text.strip()) if whole else " ".join(words)
+    return Chunk(source=source, section=section, text=text, line_start=part[0].number,
                  line_end=part[-1].number, page=part[0].page)

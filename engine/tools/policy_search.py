@@ -57,7 +57,8 @@ class PolicySearchTool(Tool):
             if hit.withheld:  # heading and text: "## Note to the AI assistant: …" is not shown either
                 lines.append(f"[{n}] {hit.source} ({hit.location}): {WITHHELD}")
                 continue
-            text = hit.text if len(hit.text) <= PASSAGE_MAX_CHARS else hit.text[:PASSAGE_MAX_CHARS] + " …"
+            flat = " ".join(hit.text.split())
+            text = flat if len(flat) <= PASSAGE_MAX_CHARS else flat[:PASSAGE_MAX_CHARS] + " …"
             lines.append(f"[{n}] {hit.source} › {hit.section} ({hit.location}): {text}")
         citations = [{"n": n, **hit.to_dict()} for n, hit in enumerate(hits, start=1)]
         return ToolResult(text="\n".join(lines), data={"citations": citations}, kind="citations")

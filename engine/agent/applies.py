@@ -1,0 +1,192 @@
+"""Which row of a handbook's list or table applies: decided by code where the figures say so.
+
+Handbooks put their rules in rows: notice by the length of the leave ("3 to 5 days off: at least
+14 calendar days' notice"), entitlements by years of service ("2 to 5 years: 120 hours"), days by
+relationship ("sibling, grandparent …: up to 3 days"). A small model reading such a list picks the
+row above or below. Code can often tell which row applies: a range in the row against a figure of
+the question ("a 4-day request") or of the person's record (years of service), or a relative named
+in the question against the row's words. Such a row is marked for the model ("applies: 4 days"),
+and its siblings whose range does not hold are left out of the choice.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "a": 1, "an": 1}
+_NUM = r"(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
+_UNIT = r"(hours?|hrs?|days?|weeks?|months?|years?)"
+_UNITS = {"hour": "hours", "hours": "hours", "hr": "hours", "hrs": "hours", "day": "days", "days": "days",
+          "week": "weeks", "weeks": "weeks", "month": "months", "months": "months", "year": "years", "years": "years"}
+
+#: Ranges a row states, as (pattern, kind): the numbers come first, the unit word last.
+_RANGES = [
+    (re.compile(rf"\bbetween {_NUM} and {_NUM}\s+(?:\w+\s+)?{_UNIT}", re.I), "between"),
+    (re.compile(rf"\b{_NUM}\s*(?:to|-|–|and up to|up to)\s*{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I),
+     "between"),
+    (re.compile(rf"\bafter {_NUM}\s+{_UNIT}?\s*and up to {_NUM}\s+{_UNIT}", re.I), "after_upto"),
+    (re.compile(rf"\b(?:less than|under|fewer than|below|shorter than)\s+{_NUM}\s+"
+                rf"(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I), "below"),
+    (re.compile(rf"\b(?:up to|at most|within(?: the)? first|no more than)\s+{_NUM}\s+"
+                rf"(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I), "at_most"),
+    (re.compile(rf"\b(?:more than|over|beyond|longer than)\s+{_NUM}\s+(?:full\s+|calendar\s+|"
+                rf"working\s+|consecutive\s+)?{_UNIT}", re.I), "above"),
+    (re.compile(rf"\b(?:after|at least|from|minimum of)\s+{_NUM}\s+(?:full\s+|calendar\s+|"
+                rf"working\s+|consecutive\s+)?{_UNIT}", re.I), "at_least"),
+    (re.compile(rf"\b{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}\s+or more\b", re.I), "at_least"),
+    (re.compile(rf"\b{_NUM}\+\s*{_UNIT}", re.I), "at_least"),
+    (re.compile(rf"\b{_NUM} or more\s+(?:\w+\s+)?{_UNIT}", re.I), "at_least"),
+    (re.compile(r"\bin the first year\b", re.I), "first_year"),
+    (re.compile(rf"\b(?:until|before|during|in)(?: the)?(?: first)? {_NUM}[ -]{_UNIT}", re.I), "below"),
+]
+_SERVICE = re.compile(r"service|employ|tenure|worked|with the company|seniority|years? of|introductory|probation"
+                      r"|new (?:employees|hires|starters)|hire date|start date", re.I)
+#: What a question calls a relative, and the word a handbook's list uses.
+RELATIVES = {
+    "grandmother": "grandparent", "grandfather": "grandparent", "grandma": "grandparent", "grandpa": "grandparent",
+    "granny": "grandparent", "grandparent": "grandparent", "grandson": "grandchild", "granddaughter": "grandchild",
+    "grandchild": "grandchild", "mother-in-law": "in-law", "father-in-law": "in-law", "sister-in-law": "in-law",
+    "brother-in-law": "in-law", "mother": "parent", "father": "parent", "mom": "parent", "mum": "parent",
+    "dad": "parent", "parent": "parent", "stepmother": "parent", "stepfather": "parent", "wife": "spouse",
+    "husband": "spouse", "spouse": "spouse", "partner": "partner", "son": "child", "daughter": "child",
+    "child": "child", "baby": "child", "brother": "sibling", "sister": "sibling", "sibling": "sibling",
+    "aunt": "aunt", "uncle": "uncle", "cousin": "cousin", "niece": "niece", "nephew": "nephew",
+}
+#: Words a list may use for the same relative.
+_ALIASES = {"spouse": ("spouse", "husband", "wife", "married"), "partner": ("partner",),
+            "parent": ("parent", "mother", "father"), "child": ("child", "children", "son", "daughter"),
+            "sibling": ("sibling", "brother", "sister"), "grandparent": ("grandparent",),
+            "grandchild": ("grandchild",), "in-law": ("in-law", "in law"), "aunt": ("aunt",), "uncle": ("uncle",),
+            "cousin": ("cousin",), "niece": ("niece",), "nephew": ("nephew",)}
+
+
+def _value(text: str) -> float:
+    return float(_WORDS.get(text.lower(), text)) if not text[0].isdigit() else float(text)
+
+
+@dataclass
+class Figure:
+    value: float
+    unit: str  # "days", "hours", "weeks", "months", "years"
+    why: str  # how the person would say it ("4 days", "5 full years of service")
+
+
+def question_figures(question: str) -> list[Figure]:
+    """Quantities the question states with a unit ("a 4-day request", "10 hours")."""
+    out = []
+    # "a 4-day request", "10 vacation days", "5 hours of overtime": the unit may follow a word or two later.
+    for m in re.finditer(rf"\b{_NUM}[\s-]+(?:[a-z]+[\s-]+){{0,2}}?{_UNIT}\b", question, re.I):
+        value = _value(m.group(1))
+        unit = _UNITS.get(m.group(2).lower().rstrip("s") + ("s" if m.group(2).lower().endswith("s") else ""),
+                          _UNITS.get(m.group(2).lower(), "days"))
+        out.append(Figure(value, unit, f"{m.group(1)} {unit}"))
+    return out
+
+
+def question_relative(question: str) -> str:
+    """The relative a question names, in a handbook's word ("grandmother" -> "grandparent"), or ""."""
+    words = re.findall(r"[a-z]+(?:-in-law)?", question.lower())
+    for word in words:
+        if word in RELATIVES:
+            return RELATIVES[word]
+        if word.endswith("s") and word[:-1] in RELATIVES:
+            return RELATIVES[word[:-1]]
+    return ""
+
+
+def _ranges(text: str) -> list[tuple[str, float, float | None, str]]:
+    """(kind, low, high, unit) of each range the text states."""
+    out = []
+    taken: list[tuple[int, int]] = []
+    for pattern, kind in _RANGES:
+        for m in pattern.finditer(text):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            taken.append(m.span())
+            groups = [g for g in m.groups() if g]
+            unit = _UNITS.get(groups[-1].lower(), "") if groups and groups[-1].lower() in _UNITS else "years"
+            nums = [_value(g) for g in groups if g.lower() not in _UNITS and g.strip() not in ("the",)]
+            if kind == "first_year":
+                out.append(("below", 1.0, None, "years"))
+            elif kind in ("between", "after_upto") and len(nums) >= 2:
+                out.append((kind, nums[0], nums[1], unit))
+            elif nums:
+                out.append((kind, nums[0], None, unit))
+    return out
+
+
+def _holds(kind: str, low: float, high: float | None, value: float) -> bool:
+    if kind in ("between", "after_upto"):
+        return low <= value <= (high if high is not None else low)
+    return {"below": value < low, "at_most": value <= low, "above": value > low, "at_least": value >= low}.get(kind, False)
+
+
+def judge(unit_text: str, heading: str, figures: list[Figure], service: Figure | None) -> tuple[str, str]:
+    """("applies", why) when a range of the row holds for a figure of the question or the person,
+    ("not", why) when the row has such ranges and none holds, ("", "") when code cannot tell."""
+    ranges = _ranges(unit_text)
+    if not ranges:
+        return "", ""
+    about_service = bool(_SERVICE.search(unit_text) or _SERVICE.search(heading))
+    verdict = ""
+    for kind, low, high, unit in ranges:
+        candidates = [f for f in figures if f.unit == unit]
+        if not candidates and service is not None and unit in ("years", "months", "weeks", "days") and about_service:
+            per_year = {"years": 1, "months": 12, "weeks": 52.18, "days": 365.25}[unit]
+            value = service.value * per_year
+            why = service.why if unit == "years" else f"{int(value)} {unit} of service"
+            candidates = [Figure(value, unit, why)]
+        for f in candidates:
+            if _holds(kind, low, high, f.value):
+                return "applies", f.why
+            verdict = "not"
+    return (verdict, "") if verdict else ("", "")
+
+
+def relative_applies(unit_text: str, relative: str) -> bool:
+    words = _ALIASES.get(relative, (relative,))
+    low = unit_text.lower()
+    return any(re.search(r"\b" + re.escape(w) + r"s?\b", low) for w in words)
+
+
+_ROW = re.compile(r"^\s*(?:[-*•–]|\(?[0-9]{1,2}(?:\.[0-9]{1,2})?[.)]?|\(?[a-z][.)]|\([ivx]{1,4}\))\s+|^[^:;]{1,60}: [^;]+; ")
+
+
+def is_row(text: str) -> bool:
+    """A list item or a table row (rather than running text)."""
+    return bool(_ROW.match(text))
+
+
+def mark_units(units, heading_of, question: str, service: Figure | None) -> tuple[dict, set]:
+    """Which units apply (label -> why) and which rows do not (labels), from the question's figures,
+    the relative it names and the person's length of service. Only rows of a list or table are ever
+    ruled out, and only when a sibling row applies; running text is only marked."""
+    figures = question_figures(question)
+    relative = question_relative(question)
+    applies: dict[str, str] = {}
+    ruled_out: set[str] = set()
+    by_passage: dict[int, list] = {}
+    for u in units:
+        by_passage.setdefault(u.passage, []).append(u)
+    for siblings in by_passage.values():
+        verdicts = {}
+        for u in siblings:
+            # In running text a figure of the question says little ("up to 40 hours" is no row to choose);
+            # the person's service does ("employees with five or more years of service accrue …").
+            verdict, why = judge(u.text, heading_of(u), figures if is_row(u.text) else [], service)
+            if relative and is_row(u.text):
+                if relative_applies(u.text, relative):
+                    verdict, why = "applies", relative
+                elif any(relative_applies(s.text, relative) for s in siblings if is_row(s.text)):
+                    verdict = "not"
+            verdicts[u.label] = (verdict, why)
+        rows_apply = any(v == "applies" and is_row(u.text) for u in siblings for v, _ in [verdicts[u.label]])
+        for u in siblings:
+            verdict, why = verdicts[u.label]
+            if verdict == "applies":
+                applies[u.label] = why
+            elif verdict == "not" and rows_apply and is_row(u.text):
+                ruled_out.add(u.label)
+    return applies, ruled_out

@@ -1,0 +1,147 @@
+"""Arithmetic as a slot: a line of code over named figures already in the context.
+
+A question that needs a figure (a daily rate, a payout, a difference) gets its calculation
+written before the answer, by the model, as code over variables that code declared from the
+context: the person's record (``annual_salary = 54000``, ``pto_balance_hrs = 88``), the figures of
+the question (``asked_days = 3``) and earlier results. The default model is a coding model: it
+picks the right figure by its name far more often than by its place in a sentence. Its grammar
+admits only those variables, the numbers the context holds (the policy's 260 working days) and a
+few universal constants, so the model can combine figures but never make one up. Code then puts
+the values in, and the calculator works each line out before the answer is written::
+
+    daily_rate = annual_salary / 260
+    answer = daily_rate * asked_days
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.agent.grounding import UNIVERSAL_CONSTANTS, number_forms
+from engine.tools.answer_grammar import _trie_rule
+from engine.tools.calculator import CalculatorTool
+
+MAX_LINES = 3
+_NAME = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass
+class Variable:
+    name: str
+    value: float
+    note: str = ""  # where it comes from, with its unit
+
+    def render(self) -> str:
+        text = f"{self.value:.6f}".rstrip("0").rstrip(".")
+        return f"{self.name} = {text}" + (f"  # {self.note}" if self.note else "")
+
+
+@dataclass
+class Calculation:
+    code: str  # the line as the model wrote it ("answer = annual_salary / 260 * asked_days")
+    expression: str = ""  # with the figures put in ("54000 / 260 * 3")
+    value: float | None = None
+    text: str = ""  # the value as shown (rounded to cents)
+    error: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.code.partition(" = ")[0].strip()
+
+    def render(self) -> str:
+        if self.error:
+            return f"{self.code}: {self.error}"
+        return f"{self.name} = {self.expression} = {self.text}"
+
+
+def variable_name(label: str) -> str:
+    """A column label as a Python name ("PTO Balance (hrs)" -> "pto_balance_hrs")."""
+    name = _NAME.sub("_", label.lower()).strip("_") or "value"
+    return ("v_" + name) if name[0].isdigit() else name[:40]
+
+
+def allowed_numbers(sources: list[str]) -> list[str]:
+    """Plain numbers (no separators) a calculation may use: those of ``sources``, each also as a
+    fraction of 100 (a rate of 150 percent is 1.5), and the universal constants."""
+    plain = {f for f in number_forms(sources) if "," not in f}
+    for f in list(plain):
+        try:
+            value = float(f)
+        except ValueError:
+            continue
+        if 1 <= value <= 1000:
+            plain.add(_fmt(value / 100))
+    plain |= {_fmt(v) for v in UNIVERSAL_CONSTANTS}
+    return sorted(p for p in plain if re.fullmatch(r"(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?", p))
+
+
+def _fmt(value: float) -> str:
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def _literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+#: Names a line may give an intermediate result (a free name would let the model write any word).
+INTERMEDIATE = ("daily_rate", "hourly_rate", "overtime_rate", "weekly_pay", "monthly_pay", "annual_pay", "rate",
+                "days", "hours", "weeks", "months", "years", "amount", "total", "entitlement", "extra", "base",
+                "share", "difference", "per_day", "per_hour")
+
+
+def code_grammar(variables: list[Variable], sources: list[str], name: str = "root") -> str:
+    """GBNF of up to 3 lines ``name = expression``, the last one ``answer = …``, each ending in a line
+    end. An expression's names are the declared variables and the intermediate names
+    (:data:`INTERMEDIATE`); its numbers those of ``sources`` (:func:`allowed_numbers`)."""
+    cx = f"{name}-cx"
+    expr = CalculatorTool().grammar_rules(cx).splitlines()
+    declared = [v.name for v in variables]
+    temps = [n for n in INTERMEDIATE if n not in declared]
+    atoms = " | ".join(_literal(n) for n in declared + temps)
+    number = _trie_rule(allowed_numbers(sources))
+    expr = [f"{cx}-num ::= {number} | {atoms}" if line.startswith(f"{cx}-num ::=") else line for line in expr]
+    return "\n".join([
+        f'{name} ::= ({name}-tmp " = " {cx} "\\n"){{0,{MAX_LINES - 1}}} "answer = " {cx} "\\n"',
+        f"{name}-tmp ::= " + " | ".join(_literal(n) for n in temps),
+        *expr,
+    ]) + "\n"
+
+
+def parse_code(text: str) -> list[Calculation]:
+    """The lines of a calculation (``name = expression``), in order."""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if " = " in line and not line.startswith("#"):
+            out.append(Calculation(line))
+    return out[:MAX_LINES]
+
+
+def substitute(calc: Calculation, known: dict[str, float]) -> str:
+    """The line's expression with every name replaced by its value; raises KeyError naming an unknown one."""
+    expression = calc.code.partition(" = ")[2].strip()
+
+    def put(m: re.Match) -> str:
+        word = m.group(0)
+        if word in ("round", "abs", "min", "max", "sqrt"):
+            return word
+        if word not in known:
+            import difflib
+
+            close = difflib.get_close_matches(word, list(known), n=2, cutoff=0.8)
+            if len(close) != 1:  # a name nobody declared, or one that could be either of two
+                raise KeyError(word)
+            word = close[0]
+        return _fmt(round(known[word], 6))
+
+    return re.sub(r"\b[a-z][a-z0-9_]*\b", put, expression)
+
+
+def shown_value(value: float) -> str:
+    """A result as the answer may state it: whole numbers plain, others to the cent."""
+    if abs(value - round(value)) < 1e-9:
+        return str(int(round(value)))
+    digits = 4 if abs(value) < 1 else 2  # a rate of 0.0625 keeps its digits; money is shown to the cent
+    return f"{value:.{digits}f}".rstrip("0").rstrip(".")

@@ -1,0 +1,206 @@
+"""Policy passages cut into the sentences, list items and table rows a small model can choose from.
+
+A handbook answers most questions in one sentence or one row of a list ("3 to 5 days off: at
+least 14 calendar days' notice"). A 1.5B model that reads four passages and writes an answer
+often takes the row above or below. So the passages are shown as numbered units (``2c``), the
+model first picks the units that answer the question, under a grammar that offers only those
+labels, and then writes the answer from them; the picked units are shown with the answer.
+A table row is written out with its column headings ("Years of service: 2 to 5 years; PTO per
+year: 120 hours"), so the unit says what each figure is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from engine.agent.turn_format import neutralise
+
+MAX_UNITS = 12  # per passage: labels a to l
+UNIT_MAX_CHARS = 320
+_LETTERS = "abcdefghijkl"
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•–]|\(?[0-9]{1,2}[.)]|\(?[a-z][.)]|\([ivx]{1,4}\))\s+")
+_ABBREVIATIONS = re.compile(r"(?:\b(?:e\.g|i\.e|etc|no|nos|p\.m|a\.m|mr|mrs|ms|dr|st|approx|vs|inc|ltd|art|sec|para)"
+                            r"|\b[A-Z]|\d)\.$", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(]?[A-Z0-9])")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
+
+
+@dataclass
+class Unit:
+    """One sentence, list item or table row of a passage, with its label (``2c``)."""
+
+    label: str
+    text: str
+    passage: int  # the passage's number, 1-based (what the answer cites as [n])
+
+
+@dataclass
+class Passage:
+    """A policy passage as the model reads it: its heading and its units."""
+
+    number: int
+    source: str
+    section: str
+    location: str
+    units: list[Unit] = field(default_factory=list)
+    withheld: bool = False
+
+    def render(self, only: set[str] | None = None, notes: dict[str, str] | None = None) -> str:
+        """The passage with its units; ``only``: the labels of the units to show (the rest left out);
+        ``notes``: a remark after a unit (which row applies to the person, and why)."""
+        head = f"[{self.number}] {self.source} › {self.section}" if self.section else f"[{self.number}] {self.source}"
+        if self.withheld:
+            from engine.tools.policy_search import WITHHELD
+
+            return f"{head}: {WITHHELD}"
+        units = [u for u in self.units if only is None or u.label in only]
+        notes = notes or {}
+        return "\n".join([head] + [f"  - {u.text}" + (f" (this applies: {notes[u.label]})" if u.label in notes else "")
+                                   for u in units])
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _sentences(text: str) -> list[str]:
+    """Split running text into sentences, not at abbreviations ("e.g.") or numbers ("1.5")."""
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        head = text[start:m.start()]
+        if _ABBREVIATIONS.search(head.split()[-1] if head.split() else ""):
+            continue
+        out.append(text[start:m.start()].strip())
+        start = m.end()
+    out.append(text[start:].strip())
+    return [s for s in out if s]
+
+
+def split_units(text: str) -> list[str]:
+    """The units of a passage's text: table rows with their headings, list items, sentences."""
+    units: list[str] = []
+    header: list[str] | None = None
+    for raw in text.split("\n"):
+        line = " ".join(raw.split())
+        if not line:
+            continue
+        if line.startswith("|"):
+            if _TABLE_RULE.match(line.replace("|", "", 1)) or set(line) <= set("|-: "):
+                continue
+            cells = _cells(line)
+            if header is None:
+                header = cells
+                continue
+            pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells)]
+            units.append("; ".join(pairs))
+            continue
+        header = None
+        if _LIST_ITEM.match(line):
+            units.append(line)
+            continue
+        units.extend(_sentences(line))
+    return [u if len(u) <= UNIT_MAX_CHARS else u[:UNIT_MAX_CHARS] + " …" for u in units]
+
+
+def passages_from_hits(hits, first: int = 1) -> list[Passage]:
+    """Numbered passages with labelled units, from the policy index's hits."""
+    out = []
+    for n, hit in enumerate(hits, start=first):
+        passage = Passage(n, hit.source, hit.section, hit.location, withheld=hit.withheld)
+        if not hit.withheld:
+            texts = split_units(neutralise(hit.text))
+            if len(texts) > MAX_UNITS:
+                texts = texts[:MAX_UNITS - 1] + [" ".join(texts[MAX_UNITS - 1:])[:UNIT_MAX_CHARS]]
+            passage.units = [Unit(f"{n}{_LETTERS[i]}", t, n) for i, t in enumerate(texts)]
+        out.append(passage)
+    return out
+
+
+def render_passages(passages: list[Passage], only: set[str] | None = None, notes: dict[str, str] | None = None) -> str:
+    return "\n".join(p.render(only, notes) for p in passages if only is None or p.withheld
+                     or any(u.label in only for u in p.units))
+
+
+CANDIDATES = 6
+APPLIES_BONUS = 0.15  # cosine similarity added for a unit code found to apply
+
+
+def candidates(passages: list[Passage], question: str, embedder, k: int = CANDIDATES,
+               service=None, bonus: float = APPLIES_BONUS) -> tuple[list[Unit], dict[str, str]]:
+    """The units most likely to answer ``question``, most likely first, and which of them apply.
+
+    Code rules out the rows of a list whose range or relative does not fit the question or the
+    person (``service``: their length of service, :class:`engine.agent.applies.Figure`) and marks
+    those that do (:mod:`engine.agent.applies`); the marked ones come first, then the rest by
+    embedding similarity to the question (each unit read with its heading). ``bonus``: how far a
+    unit that applies moves up (0 for a calculation, where the rate matters and not the tier)."""
+    import numpy as np
+
+    from engine.agent.applies import mark_units
+
+    units = [(p, u) for p in passages for u in p.units]
+    if not units:
+        return [], {}
+    heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p, u in units}
+    applies, ruled_out = mark_units([u for _, u in units], lambda u: heading[u.label], question, service)
+    pool = [u for _, u in units if u.label not in ruled_out]
+    texts = [f"{heading[u.label]}: {u.text}" if heading[u.label] else u.text for u in pool]
+    sims = embedder.encode(texts) @ embedder.encode([question])[0]
+    # A unit that applies moves up, but only so far: one that applies and is about something else
+    # (a tier of the accrual table for a question about cashing out) stays behind the relevant ones.
+    score = [float(sims[i]) + (bonus if pool[i].label in applies else 0.0) for i in range(len(pool))]
+    order = sorted(range(len(pool)), key=lambda i: -score[i])
+    return [pool[i] for i in order[:k]], {u.label: applies[u.label] for u in pool if u.label in applies}
+
+
+def heading_of(passages: list[Passage], unit: Unit) -> str:
+    """The last part of the heading the unit sits under ("2.2 Requesting PTO")."""
+    passage = next((p for p in passages if p.number == unit.passage), None)
+    return passage.section.split(" › ")[-1] if passage and passage.section else ""
+
+
+QUOTE_WORDS = 12  # a quote is a unit's first words: enough to tell the units apart
+
+
+def quote_prefixes(units: list[Unit]) -> dict[str, Unit]:
+    """Each unit's opening words, long enough to tell it from every other unit."""
+    out: dict[str, Unit] = {}
+    for unit in units:
+        words = unit.text.split()
+        n = min(QUOTE_WORDS, len(words))
+        prefix = " ".join(words[:n])
+        while n < len(words) and any(o is not unit and " ".join(o.text.split()).startswith(prefix) for o in units):
+            n += 4
+            prefix = " ".join(words[:n])
+        if prefix and prefix not in out:
+            out[prefix] = unit
+    return out
+
+
+def pick_grammar(units: list[Unit], most: int = 2, name: str = "root") -> str:
+    """GBNF of the pick: the model quotes the opening words of up to ``most`` units ("none" if none
+    answers), one per line after ``Quote: ``. Quoting is how a small model picks by content; a
+    label (``2c``) it picks by position."""
+    if not units:
+        return f'{name} ::= "none\\n"\n'
+    alts = " | ".join(_literal(p) for p in quote_prefixes(units))
+    more = "".join(f' ("Quote: " {name}-q "\\n"' for _ in range(most - 1)) + ")?" * (most - 1)
+    return "\n".join([f'{name} ::= ({name}-q "\\n"{more} | "none\\n")', f"{name}-q ::= {alts}"]) + "\n"
+
+
+def _literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def parse_pick(text: str, units: list[Unit]) -> list[Unit]:
+    """The units the quotes name, in the order given, each once."""
+    prefixes = quote_prefixes(units)
+    out: list[Unit] = []
+    for line in text.splitlines():
+        line = line.removeprefix("Quote: ").strip()
+        unit = prefixes.get(line)
+        if unit is not None and unit not in out:
+            out.append(unit)
+    return out

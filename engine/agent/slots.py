@@ -1,0 +1,317 @@
+"""Questions about a team or the company as slots, not code: rows, filter, result.
+
+A small model writing pandas picks the wrong column, forgets the filter or ranks by the name.
+Here it fills three short slots under a grammar generated from the loaded table::
+
+    Rows: my direct reports
+    Filter: "Employment Type" is "Part-Time"
+    Result: the 1 with the lowest "PTO Balance (hrs)"
+
+Only the table's real columns can be named, a text column with few values offers exactly its
+values (where the person may read that column on every row), and "me" and "my direct reports"
+are values of their own, resolved by code from the reporting line in the data. The slots compile
+to the employee-data query language (:mod:`engine.data.query`), so the same access checks, limits
+and audit log apply as to any query.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from engine.data.employees import normalise_name
+from engine.errors import ToolInputError
+
+AGGREGATES = {"average": "mean", "total": "sum", "highest": "max", "lowest": "min", "median": "median"}
+MAX_VALUES = 40  # a text column with more distinct values takes free text
+MAX_TOP = 10
+_NUMBER_OPS = {"above": ">", "below": "<", "at least": ">=", "at most": "<=", "is": "=="}
+_DATE_OPS = {"before": "<", "after": ">"}
+_IDENTITY_ONLY = {"first_name", "last_name", "preferred_name", "email", "username"}
+
+
+def _lit(text: str) -> str:
+    """A GBNF string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _q(name: str) -> str:
+    """A column as the model writes it: in double quotes."""
+    return '"' + name + '"'
+
+
+@dataclass
+class SlotQuery:
+    """The filled slots of one question."""
+
+    rows: str = "everyone"  # "everyone", "me" or "my direct reports"
+    filters: list[tuple[str, str, str]] = field(default_factory=list)  # (column, op word, value)
+    result: str = "count"  # "count", "names", "list", an aggregate word, "count per", "top"
+    columns: list[str] = field(default_factory=list)  # what the result shows or aggregates
+    by: str = ""  # the group column of a "per" result
+    top: int = 0
+    highest: bool = True
+
+    def describe(self) -> str:
+        """The slots as the model wrote them (the trace shows this line)."""
+        parts = [f"Rows: {self.rows}"]
+        parts.append("Filter: " + (" and ".join(f'{_q(c)} {op} {v if op == "is one of" or _numeric(v) else _q(v)}'
+                                            for c, op, v in self.filters) or "none"))
+        parts.append("Result: " + self._result_words())
+        return "; ".join(parts)
+
+    def _result_words(self) -> str:
+        if self.result == "top":
+            return f"the {self.top} with the {'highest' if self.highest else 'lowest'} {_q(self.columns[0])}"
+        if self.result == "list":
+            return "list of " + ", ".join(_q(c) for c in self.columns)
+        if self.result == "count per":
+            return f"count per {_q(self.by)}"
+        if self.result in AGGREGATES:
+            return f"{self.result} of {_q(self.columns[0])}" + (f" per {_q(self.by)}" if self.by else "")
+        return self.result
+
+
+def _numeric(text: str) -> bool:
+    return bool(re.fullmatch(r"-?\d+(\.\d+)?", text))
+
+
+class SlotGrammar:
+    """The slot grammar and compiler for one table, one viewer."""
+
+    def __init__(self, table, viewer, *, names: list[str] | None = None, grouping: bool = True,
+                 scope: str = "") -> None:
+        self.table = table
+        self.viewer = viewer
+        self.scope = scope  # whose rows, when code has decided it ("everyone", "my direct reports")
+        self.grouping = grouping  # offer "… per <column>" (only when the question asks for a breakdown)
+        self.names = names or []  # people the question or the conversation names (offered as values)
+        self.name_col = table.role("name")
+        self.numeric = [c for c, col in table.columns.items() if col.dtype in ("int", "float")
+                        and "employee_id" not in col.roles and "manager" not in col.roles]
+        # Name parts, e-mail and log-in say who someone is, which the name column already does.
+        self.text = [c for c, col in table.columns.items() if col.dtype in ("text", "bool")
+                     and not set(col.roles) & _IDENTITY_ONLY]
+        self.dates = [c for c, col in table.columns.items() if col.dtype == "date"]
+        all_rows = list(table.df.index)
+        self.values: dict[str, list[str]] = {}
+        for c in self.text:
+            if c == self.name_col or not viewer.can_read(c, all_rows):
+                continue  # a name is free text; a column the person may not read offers no values
+            distinct = [str(v) for v in dict.fromkeys(table.df[c]) if isinstance(v, str) and v.strip()]
+            if 0 < len(distinct) <= MAX_VALUES:
+                self.values[c] = sorted(distinct)
+
+    # -- what the model reads ------------------------------------------------------------------------
+    def columns_text(self) -> str:
+        """The table's columns for the prompt: kind, unit and (few) values."""
+        from engine.data.schema import infer_schema
+
+        units = infer_schema(self.table).units
+        lines = []
+        for c, col in self.table.columns.items():
+            if set(col.roles) & _IDENTITY_ONLY or "employee_id" in col.roles:
+                continue
+            if col.dtype in ("int", "float"):
+                kind = "number" + (f", {units[c]}" if units.get(c) else "")
+            elif col.dtype == "date":
+                kind = "date"
+            else:
+                kind = "text"
+                if c in self.values and len(self.values[c]) <= 12:
+                    kind += ": " + ", ".join(self.values[c])
+            lines.append(f"  {_q(c)} ({kind})")
+        return "\n".join(lines)
+
+    # -- grammar ---------------------------------------------------------------------------------------
+    def grammar(self) -> str:
+        """GBNF for the three slot lines (the prompt ends with ``Rows: ``)."""
+        scopes = ['"everyone"', '"me"'] + (['"my direct reports"'] if self.viewer.reports else [])
+        if self.scope and (self.scope != "my direct reports" or self.viewer.reports):
+            scopes = [f'"{self.scope}"']
+        numcols = " | ".join(_lit(_q(c)) for c in self.numeric) or '"\\"\\""'
+        textcols = [c for c in self.text]
+        conds = []
+        for c in textcols:
+            if c in self.values:
+                values = " | ".join(_lit(_q(v)) for v in self.values[c])
+                conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values})')
+            elif c == self.name_col and self.names:
+                values = " | ".join(_lit(_q(n)) for n in self.names)
+                conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values} | freetext)'
+                             f' | {_lit(_q(c))} " is one of " ({values} | freetext) (", " ({values} | freetext)){{1,4}}')
+            else:
+                conds.append(f'{_lit(_q(c))} (" is " | " is not " | " contains ") freetext')
+        if self.numeric:
+            conds.append(f'numcol (" above " | " below " | " at least " | " at most " | " is ") number')
+        if self.dates:
+            datecols = " | ".join(_lit(_q(c)) for c in self.dates)
+            conds.append(f'({datecols}) (" before " | " after ") "\\"" date "\\""')
+        groupcols = " | ".join(_lit(_q(c)) for c in self.values) or _lit(_q(self.name_col or self.text[0]))
+        anycols = " | ".join(_lit(_q(c)) for c, col in self.table.columns.items() if not set(col.roles) & _IDENTITY_ONLY)
+        results = ['"count"', '"names"', '"list of " anycol (", " anycol){0,3}']
+        per = ' (" per " groupcol)?' if self.grouping else ""
+        if self.grouping:
+            results.append('"count per " groupcol')
+        if self.numeric:
+            results += [f'("average" | "total" | "highest" | "lowest" | "median") " of " numcol{per}',
+                        '"the " top " with the " ("highest" | "lowest") " " numcol']
+        rules = [
+            'root ::= scope "\\nFilter: " filter "\\nResult: " result "\\n"',
+            "scope ::= " + " | ".join(scopes),
+            'filter ::= "none" | cond (" and " cond){0,2}',
+            "cond ::= " + " | ".join(f"({c})" for c in conds),
+            "result ::= " + " | ".join(results),
+            f"numcol ::= {numcols}",
+            f"groupcol ::= {groupcols}",
+            f"anycol ::= {anycols}",
+            'freetext ::= "\\"" [^"\\x00-\\x1f\\\\]{1,60} "\\""',
+            'number ::= "-"? ("0" | [1-9] [0-9]{0,9}) ("." [0-9]{1,4})?',
+            'date ::= [12] [0-9] [0-9] [0-9] "-" [01] [0-9] "-" [0-3] [0-9]',
+            'top ::= [1-9] | "10"',
+        ]
+        return "\n".join(rules) + "\n"
+
+    # -- reading what the model wrote -------------------------------------------------------------------
+    def parse(self, text: str) -> SlotQuery:
+        """The slots of ``Rows: … / Filter: … / Result: …`` (the grammar guarantees the shape)."""
+        lines = {k.strip().lower(): v.strip() for k, _, v in
+                 (line.partition(":") for line in ("Rows:" + text).splitlines() if ":" in line)}
+        q = SlotQuery(rows=lines.get("rows", "everyone"))
+        flt = lines.get("filter", "none")
+        if flt != "none":
+            for part in re.split(r'(?<=["\d]) and (?=")', flt):
+                m = re.match(r'"(?P<col>[^"]+)" (?P<op>is one of|is not|is|contains|above|below|at least|at most|before|'
+                             r'after) (?P<val>"[^"]*"(?:, "[^"]*")*|\S+)$', part.strip())
+                if m:
+                    value = m["val"] if m["op"] == "is one of" else m["val"].strip('"')
+                    q.filters.append((m["col"], m["op"], value))
+        result = lines.get("result", "count")
+        cols = re.findall(r'"([^"]+)"', result)
+        if result.startswith("the "):
+            m = re.match(r"the (\d+) with the (highest|lowest)", result)
+            q.result, q.top, q.highest = "top", int(m.group(1)) if m else 1, bool(m and m.group(2) == "highest")
+            q.columns = cols[:1]
+        elif result.startswith("list of"):
+            q.result, q.columns = "list", cols
+        elif result.startswith("count per"):
+            q.result, q.by = "count per", cols[0] if cols else ""
+        elif result.split(" ")[0] in AGGREGATES:
+            q.result, q.columns = result.split(" ")[0], cols[:1]
+            q.by = cols[1] if " per " in result and len(cols) > 1 else ""
+        else:
+            q.result = "names" if result.startswith("names") else "count"
+        # A person named is found by their name; anything else filtered on beside it can only miss them.
+        if any(c == self.name_col and op in ("is", "is one of") for c, op, _ in q.filters):
+            q.filters = [f for f in q.filters if f[0] == self.name_col]
+        # Two people by name cannot both be the one row: "A and B" means either of them.
+        same = [f for f in q.filters if f[1] == "is"]
+        for column in {c for c, _, _ in same}:
+            values = [v for c, _, v in same if c == column]
+            if len(values) > 1:
+                q.filters = [f for f in q.filters if not (f[0] == column and f[1] == "is")]
+                q.filters.append((column, "is one of", ", ".join(json.dumps(v, ensure_ascii=False) for v in values)))
+        if q.result in AGGREGATES and not q.by and any(c == self.name_col and op in ("is", "is one of")
+                                                        for c, op, _ in q.filters):
+            # Someone's own figure, asked for by name: their row, not a summary of it (which the access
+            # rules treat as a summary over a small group).
+            q.result = "list"
+        return q
+
+    # -- compiling to the query language -------------------------------------------------------------------
+    def _value(self, column: str, value: str) -> str:
+        """A free-text value as the cell holds it (accents and case aside), where the person may read
+        that column on every row; otherwise as written."""
+        col = self.table.columns.get(column)
+        if col is None or col.dtype != "text" or not self.viewer.can_read(column, list(self.table.df.index)):
+            return value
+        key = normalise_name(value)
+        cells = [v for v in dict.fromkeys(self.table.df[column]) if isinstance(v, str)]
+        exact = [v for v in cells if normalise_name(v) == key]
+        if exact:
+            return exact[0]
+        if column == self.name_col:
+            # "Ivan" or "Petrov" alone, when exactly one person is called that.
+            part = [v for v in cells if key and key in normalise_name(v).split()]
+            if len(part) == 1:
+                return part[0]
+        return value
+
+    def _reports_condition(self) -> str:
+        mgr = self.table.role("manager")
+        if not mgr or self.viewer.row is None:
+            raise ToolInputError("The employee data has no manager column, so direct reports are not known.")
+        df = self.table.df
+        own = {normalise_name(df.at[self.viewer.row, c]) for c in (self.name_col, self.table.role("employee_id")) if c}
+        for value in df[mgr]:
+            if value is not None and value == value and normalise_name(value) in own:
+                literal = json.dumps(value.item() if hasattr(value, "item") else value, ensure_ascii=False)
+                if isinstance(value, float) and value.is_integer():
+                    literal = str(int(value))
+                return f"(df[{json.dumps(mgr, ensure_ascii=False)}] == {literal})"
+        return "(df[" + json.dumps(mgr, ensure_ascii=False) + "] == \"\")"  # no reports: an empty result
+
+    def _me_condition(self) -> str:
+        df = self.table.df
+        key = self.table.role("employee_id") or self.name_col
+        if key is None or self.viewer.row is None:
+            raise ToolInputError("You are not in the employee data.")
+        value = df.at[self.viewer.row, key]
+        literal = json.dumps(value.item() if hasattr(value, "item") else value, ensure_ascii=False)
+        return f"(df[{json.dumps(key, ensure_ascii=False)}] == {literal})"
+
+    def compile(self, q: SlotQuery) -> str:
+        """The query-language text of the slots (run by the employee-data tool, with its checks)."""
+        conds = []
+        if q.rows == "me":
+            conds.append(self._me_condition())
+        elif q.rows == "my direct reports":
+            conds.append(self._reports_condition())
+        for column, op, value in q.filters:
+            col = json.dumps(column, ensure_ascii=False)
+            if op in _NUMBER_OPS and _numeric(value) and column in self.numeric:
+                conds.append(f"(df[{col}] {_NUMBER_OPS[op]} {value})")
+            elif op in _DATE_OPS:
+                conds.append(f"(df[{col}] {_DATE_OPS[op]} {json.dumps(value)})")
+            elif op == "contains":
+                conds.append(f"(df[{col}].str.contains({json.dumps(value, ensure_ascii=False)}))")
+            elif op == "is one of":
+                cells = [self._value(column, v) for v in re.findall(r'"([^"]*)"', value)]
+                conds.append(f"(df[{col}].isin({json.dumps(cells, ensure_ascii=False)}))")
+            else:
+                cell = self._value(column, value)
+                lit = json.dumps(cell, ensure_ascii=False)
+                conds.append(f"(df[{col}] {'!=' if op == 'is not' else '=='} {lit})")
+        frame = "df" + (f"[{' & '.join(conds)}]" if conds else "")
+        name = json.dumps(self.name_col, ensure_ascii=False) if self.name_col else None
+        if q.result == "count":
+            return f"len({frame})"
+        if q.result == "names":
+            return f"{frame}[[{name}]]" if name else f"len({frame})"
+        if q.result == "list":
+            cols = list(dict.fromkeys(([self.name_col] if self.name_col else []) + q.columns))
+            return f"{frame}[[{', '.join(json.dumps(c, ensure_ascii=False) for c in cols)}]]"
+        if q.result == "count per":
+            return f"{frame}[{json.dumps(q.by, ensure_ascii=False)}].value_counts()"
+        column = json.dumps(q.columns[0], ensure_ascii=False) if q.columns else None
+        if column is None:
+            raise ToolInputError("The result names no column.")
+        if q.result == "top":
+            cols = ", ".join(json.dumps(c, ensure_ascii=False) for c in dict.fromkeys(
+                ([self.name_col] if self.name_col else []) + q.columns[:1]))
+            # A few more than asked, so a tie at the cut is seen (and kept) by the caller.
+            return (f"{frame}.sort_values(by={column}, ascending={not q.highest}).head({min(q.top, MAX_TOP) + 5})"
+                    f"[[{cols}]]")
+        agg = AGGREGATES[q.result]
+        if q.by:
+            return f"{frame}.groupby({json.dumps(q.by, ensure_ascii=False)})[{column}].{agg}()"
+        return f"{frame}[{column}].{agg}()"
+
+
+def cut_ties(result_rows: list[list], top: int) -> list[list]:
+    """The first ``top`` rows of a ranked table, and any row tied with the last of them."""
+    if len(result_rows) <= top:
+        return result_rows
+    last = result_rows[top - 1][-1]
+    return result_rows[:top] + [r for r in result_rows[top:] if r[-1] == last]

@@ -1,0 +1,242 @@
+"""The signed-in person's own record, looked up before the model writes a word.
+
+Most questions an employee asks are about themselves ("How many sick days do I have left?",
+"How much would 10 days of leave pay me?", "Can I use my PTO yet?"). Code, not the model, looks
+the person up: every column they may read on their own row, each amount with its unit, and the
+facts a policy commonly needs computed from it as of today (years and months of service, days
+since the start date, probation, part-time or full-time). Pay per month or per year is left to the
+calculator: shown beside the salary, a small model took the monthly figure for the annual one. A manager also
+gets their direct reports as a small table. The reporting line comes from the data, and what is
+shown is decided by the access rules (:mod:`engine.data.access`) before anything is read; the
+look-up is in the audit log like any query.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.data.schema import hourly_value, infer_schema, part_time_value
+
+#: At most this many direct reports and columns go into the prompt; the data tool answers the rest.
+MAX_REPORTS = 15
+MAX_REPORT_COLUMNS = 8
+#: Columns that say nothing a question needs (a name is already a name).
+_SKIP_ROLES = ("first_name", "last_name", "email", "username")
+
+
+@dataclass
+class Fact:
+    """One line of the record: a column's value (with its unit), or a fact computed from them."""
+
+    label: str
+    value: str
+    note: str = ""
+    column: str = ""  # the source column; "" for a computed fact
+
+    def render(self) -> str:
+        return f"- {self.label}: {self.value}" + (f" ({self.note})" if self.note else "")
+
+
+@dataclass
+class Profile:
+    """What the assistant knows about the person asking, for the prompt and the window."""
+
+    name: str
+    role: str
+    facts: list[Fact] = field(default_factory=list)
+    computed: list[Fact] = field(default_factory=list)
+    report_columns: list[str] = field(default_factory=list)
+    reports: list[list[str]] = field(default_factory=list)
+    reports_total: int = 0
+    today: str = ""
+    service_years: float | None = None  # length of service as of today, in years (fractional)
+    service_text: str = ""  # the same in words ("5 full years and 7 months of service")
+    id_columns: set[str] = field(default_factory=set)  # columns that hold ids, not figures
+
+    @property
+    def found(self) -> bool:
+        return bool(self.facts)
+
+    def render(self) -> str:
+        """The record as the model reads it (inside the system prompt, after everything shared)."""
+        if not self.facts:
+            return f"{self.name} is not in the employee data: there is no record to look up."
+        lines = [f"Their record in the employee data (only they, their manager and HR may see it):"]
+        lines += [f.render() for f in self.facts]
+        if self.computed:
+            lines.append(f"Worked out from the record as of {self.today}:")
+            lines += [f.render() for f in self.computed]
+        if self.reports_total:
+            lines.append(f"Their direct reports ({self.reports_total}" +
+                         (f", first {len(self.reports)} shown" if self.reports_total > len(self.reports) else "") + "):")
+            lines.append("| " + " | ".join(self.report_columns) + " |")
+            lines += ["| " + " | ".join(row) + " |" for row in self.reports]
+        elif self.role == "manager":
+            lines.append("Their direct reports: none found in the data.")
+        return "\n".join(lines)
+
+    def source_text(self) -> str:
+        """What the record states, as a source of figures for grounding: not ids (an employee number is
+        no answer to anything), nor the record's own headings."""
+        facts = [f for f in self.facts + self.computed if f.column not in self.id_columns]
+        lines = [f.render() for f in facts]
+        lines += [" | ".join(row) for row in self.reports]
+        return "\n".join(lines)
+
+    def fact(self, label: str) -> Fact | None:
+        return next((f for f in self.facts + self.computed if f.label == label), None)
+
+
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if hasattr(value, "strftime"):
+        try:
+            return value.strftime("%Y-%m-%d")
+        except ValueError:
+            return ""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.2f}".rstrip("0").rstrip(".")
+    return " ".join(str(value).split())
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def service(start: _dt.date, today: _dt.date) -> tuple[int, int, int]:
+    """Completed years, the months after them, and days, from ``start`` to ``today``."""
+    months = (today.year - start.year) * 12 + today.month - start.month - (today.day < start.day)
+    months = max(months, 0)
+    return months // 12, months % 12, max((today - start).days, 0)
+
+
+def build_profile(data_tool, user: str, today: str, *, account: str = "", view_as: str = "") -> Profile:
+    """The :class:`Profile` of ``user`` (a key the access layer understands), read as they may read it;
+    ``account``/``view_as`` go into the audit entry of the look-up."""
+    table = data_tool.table
+    viewer = data_tool.viewer(user)
+    profile = Profile(name=viewer.name or user, role=viewer.role, today=today)
+    row = viewer.row
+    if row is None:
+        return profile
+    schema = infer_schema(table)
+    df = table.df
+    day = _dt.date.fromisoformat(today) if today else _dt.date.today()
+    name_col = table.role("name")
+    pay_basis_col = table.role("pay_basis")
+    hourly = hourly_value(df.at[row, pay_basis_col]) if pay_basis_col and viewer.can_read(pay_basis_col, [row]) \
+        else None
+    shown: list[str] = []
+    for col in table.columns.values():
+        if any(r in col.roles for r in _SKIP_ROLES) or not viewer.can_read(col.name, [row]):
+            continue
+        text = _text(df.at[row, col.name])
+        if not text:
+            continue
+        note = ""
+        unit = schema.units.get(col.name, "")
+        if "pay" in col.roles:
+            period = "hour" if hourly else ("year" if hourly is False else schema.pay_periods.get(col.name, ""))
+            money = unit or ""
+            note = " ".join(p for p in (money, {"hour": "per hour", "month": "per month", "year": "per year"}.get(
+                period, "per period not stated in the data")) if p)
+            if pay_basis_col and hourly is not None:
+                note += f", because {pay_basis_col} is {_text(df.at[row, pay_basis_col])}"
+        elif unit:
+            note = unit
+        if "manager" in col.roles:
+            text = _manager_name(table, text) or text
+        profile.facts.append(Fact(col.name, text, note, col.name))
+        shown.append(col.name)
+    profile.computed = _computed(table, viewer, row, day, schema, hourly)
+    profile.id_columns = {c for r in ("employee_id", "manager", "username", "email") for c in table.roles.get(r, [])}
+    hire = table.role("hire_date")
+    if hire and viewer.can_read(hire, [row]) and df.at[row, hire] == df.at[row, hire] and df.at[row, hire] is not None:
+        start = df.at[row, hire]
+        start = start.date() if hasattr(start, "date") else start
+        years, months, days = service(start, day)
+        profile.service_years = round(days / 365.25, 2)
+        profile.service_text = f"{_plural(years, 'full year')} and {_plural(months, 'month')} of service"
+    if viewer.role == "manager":
+        _add_reports(profile, data_tool, viewer)
+    if data_tool.audit is not None:
+        data_tool.audit.record(viewer.name, viewer.role, "(own record, looked up before the question)", True,
+                               rows=1 + len(profile.reports), account=account, view_as=view_as)
+    return profile
+
+
+def _manager_name(table, value: str) -> str:
+    """A manager given by id ("3013") as the name of that row (a directory column everyone may read)."""
+    from engine.data.employees import normalise_name
+
+    id_col, name_col = table.role("employee_id"), table.role("name")
+    if not id_col or not name_col:
+        return ""
+    key = normalise_name(value)
+    for idx, v in table.df[id_col].items():
+        if v is not None and normalise_name(v) == key:
+            return f"{table.df.at[idx, name_col]} ({id_col} {value})"
+    return ""
+
+
+def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | None) -> list[Fact]:
+    df = table.df
+    out: list[Fact] = []
+    hire = table.role("hire_date")
+    if hire and viewer.can_read(hire, [row]):
+        value = df.at[row, hire]
+        if value is not None and value == value:
+            start = value.date() if hasattr(value, "date") else value
+            years, months, days = service(start, day)
+            out.append(Fact("Length of service", f"{_plural(years, 'full year')} and {_plural(months, 'month')}",
+                            f"{days} days since the start on {start.isoformat()}"))
+    probation = table.role("probation_end")
+    if probation and viewer.can_read(probation, [row]):
+        value = df.at[row, probation]
+        if value is not None and value == value:
+            end = value.date() if hasattr(value, "date") else value
+            left = (end - day).days
+            out.append(Fact("Probation", f"ends on {end.isoformat()}, in {_plural(left, 'day')}" if left > 0
+                            else f"ended on {end.isoformat()}"))
+    kind = table.role("employment_type")
+    if kind and viewer.can_read(kind, [row]):
+        part = part_time_value(df.at[row, kind])
+        if part is not None:
+            out.append(Fact("Works", "part-time" if part else "full-time", f"{kind}: {_text(df.at[row, kind])}"))
+    fte = table.role("fte")
+    if fte and viewer.can_read(fte, [row]) and not any(f.label == "Works" for f in out):
+        value = df.at[row, fte]
+        if isinstance(value, numbers.Real) and value == value:
+            out.append(Fact("Works", "full-time" if value >= 1 else "part-time", f"FTE {_text(value)}"))
+    return out
+
+
+def _add_reports(profile: Profile, data_tool, viewer) -> None:
+    table = data_tool.table
+    df = table.df
+    rows = sorted(r for r in viewer.visible_rows if r != viewer.row)
+    profile.reports_total = len(rows)
+    if not rows:
+        return
+    name_col = table.role("name")
+    cols = [name_col] if name_col else []
+    skip = _SKIP_ROLES + ("manager", "preferred_name", "employee_id", "name")
+
+    def rank(col) -> int:
+        # Numbers first (balances, pay: what questions about a team compare), then dates, then a title.
+        return {"int": 0, "float": 0, "date": 1}.get(col.dtype, 2)
+
+    wanted = [c for c in table.columns.values() if not any(r in c.roles for r in skip)
+              and (c.dtype != "text" or c.name.lower().endswith(("title", "position", "role")))]
+    for col in sorted(wanted, key=rank):
+        if len(cols) >= MAX_REPORT_COLUMNS:
+            break
+        if viewer.can_read(col.name, rows):
+            cols.append(col.name)
+    profile.report_columns = cols
+    profile.reports = [[_text(df.at[r, c]) for c in cols] for r in rows[:MAX_REPORTS]]

@@ -1,0 +1,187 @@
+"""What an employee table's columns mean beyond who is who: units, pay basis, dates of service.
+
+Real HR exports say the same things in different ways: a balance is kept in days in one
+("Annual Leave Left") and in hours in another ("PTO Balance (hrs)"); a pay column holds an
+annual salary in one, a monthly salary in the next, and in a third an hourly rate or an annual
+salary depending on another column ("Pay Type": Hourly / Salary). A person's name may be one
+column or two ("First Name", "Last Name"). This module reads those meanings from the headers
+and the values, so the person's record can state every amount with its unit
+(:mod:`engine.data.profile`), and says what it concluded (``hr-assistant whoami``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Extra column meanings; the identity ones (name, id, manager, ...) are in engine.data.employees.
+SEMANTIC_PATTERNS = {
+    "first_name": re.compile(r"^(first|given|fore)[ _-]?names?$|^forenames?$", re.I),
+    "last_name": re.compile(r"^(last|family|sur)[ _-]?names?$|^surnames?$", re.I),
+    "preferred_name": re.compile(r"preferred|nick[ _-]?name|known[ _-]?as|goes[ _-]?by", re.I),
+    "hire_date": re.compile(r"hire|hiring|start|join|employ(ment|ed)?[ _-]?(date|since)|date[ _-]?of[ _-]?(hire|join)"
+                            r"|service[ _-]?date|seniority|entry", re.I),
+    "probation_end": re.compile(r"probation|introductory|regulari[sz]ation", re.I),
+    "employment_type": re.compile(r"employment[ _-]?(type|status|basis)|contract|^status$|work[ _-]?status"
+                                  r"|full[ _-]?time|part[ _-]?time|^fte$|schedule[ _-]?type", re.I),
+    "pay_basis": re.compile(r"pay[ _-]?(type|basis|class|frequency|group)|salary[ _-]?(type|basis)|wage[ _-]?type"
+                            r"|hourly[ _/-]?(or[ _-]?)?salar|comp(ensation)?[ _-]?(type|basis)", re.I),
+    "weekly_hours": re.compile(r"hours?[ _/-]*(per[ _-]?)?(wk|week)|weekly[ _-]?hours|(std|standard|scheduled|"
+                               r"contract(ed)?)[ _-]?hours", re.I),
+    "fte": re.compile(r"^fte$|full[ _-]?time[ _-]?equivalent", re.I),
+}
+
+_HOURS = re.compile(r"\b(hrs?|hours?)\b|\(h\)|_hrs?\b|_hours?\b", re.I)
+_DAYS = re.compile(r"\bdays?\b|_days?\b", re.I)
+_WEEKS = re.compile(r"\bweeks?\b", re.I)
+_CURRENCY = {"usd": "USD", "$": "USD", "dollar": "USD", "eur": "EUR", "€": "EUR", "euro": "EUR", "gbp": "GBP",
+             "£": "GBP", "pound": "GBP", "php": "PHP", "₱": "PHP", "peso": "PHP", "inr": "INR", "₹": "INR",
+             "cad": "CAD", "aud": "AUD", "chf": "CHF", "sek": "SEK", "nok": "NOK", "dkk": "DKK", "pln": "PLN"}
+_CURRENCY_RE = re.compile(r"\b(usd|eur|gbp|php|inr|cad|aud|chf|sek|nok|dkk|pln)\b|[$€£₱₹]|dollar|euro|pound|peso",
+                          re.I)
+#: Leave balances: a count of days or hours someone still has (or has taken).
+_BALANCE = re.compile(r"leave|vacation|holiday|pto|paid[ _-]?time|sick|annual|time[ _-]?off|balance|remaining|left"
+                      r"|available|accrued|taken|used|comp[ _-]?time|toil", re.I)
+_MONTHLY = re.compile(r"month", re.I)
+_HOURLY = re.compile(r"hour|hrly|hr\b", re.I)
+_ANNUAL = re.compile(r"annual|year|yearly|p\.?a\.?\b|per[ _-]?annum", re.I)
+_HOURLY_VALUE = re.compile(r"^\s*(hourly|hour|non[ _-]?exempt|wage|hrly|h)\s*$", re.I)
+_SALARY_VALUE = re.compile(r"^\s*(salar(y|ied)|annual|exempt|yearly|monthly|month|year|fixed)\s*$", re.I)
+_PART_TIME = re.compile(r"part[ _-]?time|\bpt\b|casual", re.I)
+_FULL_TIME = re.compile(r"full[ _-]?time|\bft\b", re.I)
+
+
+def column_unit(name: str, dtype: str, roles: list[str]) -> str:
+    """The unit of a number column from its header: "hours", "days", "weeks", a currency code, or ""."""
+    if dtype not in ("int", "float"):
+        return ""
+    m = _CURRENCY_RE.search(name)
+    if "pay" in roles or m:
+        return _CURRENCY.get(m.group(0).lower(), "") if m else ""
+    if SEMANTIC_PATTERNS["weekly_hours"].search(name):
+        return "hours a week"
+    if _HOURS.search(name):
+        return "hours"
+    if _WEEKS.search(name):
+        return "weeks"
+    if _DAYS.search(name) or _BALANCE.search(name):
+        return "days"  # a leave balance with no unit in its name is kept in days almost everywhere
+    return ""
+
+
+def pay_period(name: str) -> str:
+    """What a pay column's header says it holds per: "hour", "month", "year" or "" (unknown)."""
+    if _MONTHLY.search(name):
+        return "month"
+    if _HOURLY.search(name) and not re.search(r"salary", name, re.I):
+        return "hour"
+    if _ANNUAL.search(name) or re.search(r"salary", name, re.I):
+        return "year"
+    return ""
+
+
+def hourly_value(value: Any) -> bool | None:
+    """Whether a pay-basis cell says "hourly" (True), "salaried" (False) or neither (None)."""
+    if not isinstance(value, str):
+        return None
+    if _HOURLY_VALUE.match(value):
+        return True
+    if _SALARY_VALUE.match(value):
+        return False
+    return None
+
+
+def part_time_value(value: Any) -> bool | None:
+    """Whether an employment-type cell says part-time (True), full-time (False) or neither (None)."""
+    if not isinstance(value, str):
+        return None
+    if _PART_TIME.search(value):
+        return True
+    if _FULL_TIME.search(value):
+        return False
+    return None
+
+
+def guess_semantic_roles(columns: dict, taken: set[str]) -> dict[str, list[str]]:
+    """Column meanings beyond identity: name parts, hire date, pay basis, weekly hours, FTE, contract.
+
+    ``columns``: name -> :class:`engine.data.employees.Column`; ``taken``: columns that already
+    have an identity meaning (a manager's id is not a hire date)."""
+    roles: dict[str, list[str]] = {}
+    for name, col in columns.items():
+        if name in taken:
+            continue
+        for role, pattern in SEMANTIC_PATTERNS.items():
+            if not pattern.search(name):
+                continue
+            if role in ("first_name", "last_name", "preferred_name", "pay_basis") and col.dtype != "text":
+                continue
+            if role in ("hire_date", "probation_end") and col.dtype != "date":
+                continue
+            if role in ("weekly_hours", "fte") and col.dtype not in ("int", "float"):
+                continue
+            if role == "employment_type" and col.dtype != "text" and not SEMANTIC_PATTERNS["fte"].search(name):
+                continue
+            if role == "employment_type" and SEMANTIC_PATTERNS["fte"].search(name):
+                continue  # FTE is its own meaning
+            roles.setdefault(role, []).append(name)
+            break
+    # A status column that says "Probation" is about probation too, but it stays the contract column.
+    for role in list(roles):
+        roles[role] = roles[role][:1]
+    return roles
+
+
+@dataclass
+class Schema:
+    """What the loader concluded about the table, in words a person can check."""
+
+    name_parts: list[str] = field(default_factory=list)  # the columns a derived name column is made of
+    derived_name: str = ""  # the derived column, if any
+    units: dict[str, str] = field(default_factory=dict)  # number column -> "hours", "days", a currency
+    pay_basis: str = ""  # the column saying hourly or salaried, if any
+    pay_periods: dict[str, str] = field(default_factory=dict)  # pay column -> "hour", "month", "year", ""
+
+    def lines(self, table) -> list[str]:
+        """What was concluded, one line each (``hr-assistant whoami``, ``data --check``)."""
+        out = []
+        for role in ("name", "employee_id", "username", "email", "manager", "department"):
+            col = table.role(role)
+            if col:
+                how = f" (made of {' + '.join(self.name_parts)})" if role == "name" and self.derived_name else ""
+                out.append(f"{role.replace('_', ' ')}: '{col}'{how}")
+        for role in ("preferred_name", "hire_date", "probation_end", "employment_type", "fte", "weekly_hours"):
+            col = table.role(role)
+            if col:
+                out.append(f"{role.replace('_', ' ')}: '{col}'")
+        for col in table.pay_columns:
+            period = self.pay_periods.get(col, "")
+            if self.pay_basis:
+                what = f"an hourly rate or an annual amount, as '{self.pay_basis}' says per row"
+            else:
+                what = {"hour": "an hourly rate", "month": "a monthly amount", "year": "an annual amount"}.get(
+                    period, "an amount per unknown period")
+            unit = self.units.get(col, "")
+            out.append(f"pay: '{col}' is {what}" + (f" in {unit}" if unit else ""))
+        for col, unit in self.units.items():
+            if col not in table.pay_columns and unit in ("hours", "days", "weeks"):
+                out.append(f"'{col}' counts {unit}")
+        return out
+
+
+def infer_schema(table) -> Schema:
+    """The :class:`Schema` of a loaded table (its roles are already set)."""
+    schema = Schema()
+    schema.pay_basis = table.role("pay_basis") or ""
+    for name, col in table.columns.items():
+        unit = column_unit(name, col.dtype, col.roles)
+        if unit:
+            schema.units[name] = unit
+        if "pay" in col.roles:
+            schema.pay_periods[name] = pay_period(name)
+    derived = [c for c in table.columns.values() if getattr(c, "derived_from", None)]
+    if derived:
+        schema.derived_name = derived[0].name
+        schema.name_parts = list(derived[0].derived_from)
+    return schema

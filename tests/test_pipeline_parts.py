@@ -1,0 +1,266 @@
+"""The parts of the routed pipelines that code decides: rows that apply, sentences offered, slots,
+calculations as code, the router's vote, and a question's parts. Deterministic, on real data files,
+the real embedding model, and llama.cpp's grammar engine (on the tiny model) for every grammar."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.agent.applies import Figure, judge, mark_units, question_figures, question_relative
+from engine.agent.calc_slot import Calculation, Variable, allowed_numbers, code_grammar, parse_code, substitute
+from engine.agent.evidence import Unit, candidates, passages_from_hits, split_units
+from engine.agent.router import KINDS, Router
+from engine.agent.routed import split_parts
+from engine.agent.slots import SlotGrammar, cut_ties
+from engine.data.access import make_viewer
+from engine.data.employees import load_employees
+from engine.data.query import run_query
+from engine.errors import AccessDenied
+from tests.conftest import ROOT
+
+CLINIC = ROOT / "benchmarks" / "synthetic" / "juniper-ridge" / "employees.csv"
+TODAY = "2026-11-25"
+
+
+def years(value: float) -> Figure:
+    return Figure(value, "years", f"{value} years of service")
+
+
+# -- which row applies -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("row, figures, service, verdict", [
+    ("- 3 to 5 days off: at least 14 calendar days' notice.", "a 4-day request", None, "applies"),
+    ("- 1 to 2 days off: at least 7 calendar days' notice.", "a 4-day request", None, "not"),
+    ("- More than 5 days off: at least 30 calendar days' notice.", "a 4-day request", None, "not"),
+    ("- More than 5 days off: at least 30 calendar days' notice.", "a 12-day trip", None, "applies"),
+    ("Years of service: Less than 2 years; PTO per year: 80 hours", "", 2.9, "not"),
+    ("Years of service: 2 to 5 years; PTO per year: 120 hours", "", 2.9, "applies"),
+    ("Years of service: More than 5 years; PTO per year: 160 hours", "", 5.6, "applies"),
+    ("Employees with five or more years of continuous service accrue 2 days per month.", "", 5.6, "applies"),
+    ("a) In the first year of service: 2 weeks of full pay.", "", 0.4, "applies"),
+    ("b) After 1 year and up to 5 years of service: 6 weeks of full pay.", "", 5.1, "not"),
+    ("PTO cannot be used until the 90 days of employment are completed.", "", 84 / 365.25, "applies"),
+    ("A doctor's note is needed for an absence of more than three consecutive days.", "", 3.0, ""),
+])
+def test_a_rows_range_is_checked_against_the_question_or_the_person(row, figures, service, verdict):
+    got, why = judge(row, "", question_figures(figures), years(service) if service is not None else None)
+    assert got == verdict
+    assert bool(why) == (verdict == "applies")
+
+
+def test_the_relative_a_question_names_picks_its_row():
+    assert question_relative("How many days off do I get if my grandmother dies?") == "grandparent"
+    assert question_relative("My father passed away") == "parent"
+    assert question_relative("Can I take leave for my mother-in-law's funeral?") == "in-law"
+    units = [Unit("1a", "Paid bereavement leave depends on the relationship:", 1),
+             Unit("1b", "- Spouse, domestic partner, child or parent: up to 5 scheduled workdays.", 1),
+             Unit("1c", "- Sibling, grandparent, grandchild or parent-in-law: up to 3 scheduled workdays.", 1),
+             Unit("1d", "- Any other relative: 1 scheduled workday.", 1)]
+    applies, ruled_out = mark_units(units, lambda u: "5. Bereavement Leave",
+                                    "How many days off do I get if my grandmother dies?", None)
+    assert applies == {"1c": "grandparent"} and ruled_out == {"1b", "1d"}  # the lead-in sentence stays
+
+
+def test_running_text_is_only_marked_never_ruled_out():
+    units = [Unit("1a", "Up to 5 days of unused annual leave may be carried over into the next year.", 1),
+             Unit("1b", "Carried-over days must be used by 31 March.", 1)]
+    applies, ruled_out = mark_units(units, lambda u: "", "I have 15 vacation days left. How many can I carry over?",
+                                    years(3))
+    assert ruled_out == set() and applies == {}
+
+
+# -- sentences offered ----------------------------------------------------------------------------------------
+def test_a_passage_is_cut_into_sentences_list_items_and_table_rows():
+    text = ("Full-time employees accrue PTO according to their years of service, e.g. 80 hours at first.\n"
+            "| Years of service | PTO per year |\n| --- | --- |\n| Less than 2 years | 80 hours |\n"
+            "| 2 to 5 years | 120 hours |\nThe notice depends on the length:\n- 1 to 2 days off: 7 days.\n"
+            "- 3 to 5 days off: 14 days. Rates are 1.5 times pay. Ask HR.")
+    assert split_units(text) == [
+        "Full-time employees accrue PTO according to their years of service, e.g. 80 hours at first.",
+        "Years of service: Less than 2 years; PTO per year: 80 hours",
+        "Years of service: 2 to 5 years; PTO per year: 120 hours",
+        "The notice depends on the length:", "- 1 to 2 days off: 7 days.",
+        "- 3 to 5 days off: 14 days. Rates are 1.5 times pay. Ask HR."]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from engine.assistant import get_embedder
+    from engine.settings import Settings
+
+    return get_embedder(Settings())
+
+
+@pytest.fixture(scope="module")
+def clinic_index(embedder):
+    from engine.policy.index import PolicyIndex
+
+    index = PolicyIndex(ROOT / "benchmarks" / "synthetic" / "juniper-ridge" / "policies", embedder)
+    index.update()
+    return index
+
+
+def test_the_row_that_applies_is_offered_first_and_its_wrong_siblings_not_at_all(clinic_index, embedder):
+    question = "How much notice do I need for a 4-day PTO request?"
+    passages = passages_from_hits(clinic_index.search(question, k=4, hint=question))
+    units, applies = candidates(passages, question, embedder, k=5)
+    assert units[0].text == "- 3 to 5 days off: at least 14 calendar days' notice."
+    assert applies[units[0].label] == "4 days"
+    assert not any("1 to 2 days off" in u.text or "More than 5 days off" in u.text for u in units)
+
+
+def test_a_tier_of_service_applies_to_the_person_asking(clinic_index, embedder):
+    question = "How many hours of PTO do I accrue per year?"
+    passages = passages_from_hits(clinic_index.search(question, k=4, hint=question))
+    units, applies = candidates(passages, question, embedder, k=5, service=years(2.9))
+    assert units[0].text.startswith("Years of service: 2 to 5 years") and units[0].label in applies
+    assert not any(u.text.startswith("Years of service: Less than 2") for u in units)
+
+
+# -- data queries as slots ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def clinic():
+    return load_employees(CLINIC)
+
+
+def run(slots, text, table, viewer):
+    return run_query(slots.compile(slots.parse(text)), table, viewer, TODAY).value
+
+
+def test_slots_compile_to_queries_the_access_layer_runs(clinic):
+    manager = make_viewer(clinic, "Bradley Nguyen")
+    slots = SlotGrammar(clinic, manager)
+    assert run(slots, 'my direct reports\nFilter: none\nResult: count\n', clinic, manager) == 5
+    top = run(slots, 'my direct reports\nFilter: none\nResult: the 1 with the lowest "PTO Balance (hrs)"\n', clinic,
+              manager)
+    assert list(top["Name"])[0] == "Nadia Petrov"
+    hr = make_viewer(clinic, "Teresa Kowalczyk")
+    hr_slots = SlotGrammar(clinic, hr)
+    assert run(hr_slots, 'everyone\nFilter: "Employment Type" is "Part-Time"\nResult: count\n', clinic, hr) == 3
+    mean = run(hr_slots, 'everyone\nFilter: "Pay Type" is "Hourly" and "Department" is "Nursing"\n'
+               'Result: average of "Pay Rate"\n', clinic, hr)
+    assert round(mean, 2) == 33.76
+
+
+def test_someone_elses_pay_by_slots_is_refused_by_the_access_layer(clinic):
+    employee = make_viewer(clinic, "Santiago Rivera")
+    slots = SlotGrammar(clinic, employee)
+    with pytest.raises(AccessDenied, match="only for yourself"):
+        run(slots, 'everyone\nFilter: "Name" is "Gregory Lindqvist"\nResult: list of "Pay Rate"\n', clinic, employee)
+    # The grammar offers no values of a column the person may not read on every row.
+    assert "Part-Time" not in slots.grammar() and "Nursing" in slots.grammar()
+    assert '"my direct reports"' not in slots.grammar()  # not a manager: no such scope
+
+
+def test_code_mends_slots_that_cannot_mean_what_they_say(clinic):
+    hr = make_viewer(clinic, "Teresa Kowalczyk")
+    slots = SlotGrammar(clinic, hr)
+    two = slots.parse('everyone\nFilter: "Name" is "Rosa Delgado" and "Name" is "Elliot Vance"\n'
+                      'Result: list of "Pay Rate"\n')
+    assert two.filters == [("Name", "is one of", '"Rosa Delgado", "Elliot Vance"')]
+    assert sorted(run_query(slots.compile(two), clinic, hr, TODAY).value["Name"]) == ["Elliot Vance", "Rosa Delgado"]
+    one = slots.parse('everyone\nFilter: "Name" is "rosa delgado"\nResult: average of "Pay Rate"\n')
+    assert one.result == "list"  # someone's own figure, not a summary over a group of one
+    assert list(run_query(slots.compile(one), clinic, hr, TODAY).value["Pay Rate"]) == [26.45]
+    assert not SlotGrammar(clinic, hr, grouping=False).grammar().count(" per ")
+
+
+def test_a_tie_at_the_top_is_kept():
+    rows = [["A", 9], ["B", 7], ["C", 7], ["D", 3]]
+    assert cut_ties(rows, 2) == [["A", 9], ["B", 7], ["C", 7]] and cut_ties(rows, 1) == [["A", 9]]
+
+
+# -- calculations as code ------------------------------------------------------------------------------------
+def test_a_calculation_line_gets_its_figures_put_in():
+    known = {"annual_salary": 54000.0, "asked_days": 3.0}
+    lines = parse_code("daily_rate = annual_salary / 260\nanswer = daily_rate * asked_days\n")
+    assert [c.name for c in lines] == ["daily_rate", "answer"]
+    assert substitute(lines[0], known) == "54000 / 260"
+    assert substitute(Calculation("answer = anual_salary * 2"), known) == "54000 * 2"  # a near-miss of a name
+    with pytest.raises(KeyError):
+        substitute(Calculation("answer = bonus * 2"), known)
+
+
+def test_a_calculation_may_use_the_contexts_numbers_and_percentages_as_fractions():
+    numbers = allowed_numbers(["Overtime is paid at 125 percent; the hourly rate is the salary divided by 173."])
+    assert {"125", "1.25", "173", "12", "365"} <= set(numbers) and "174" not in numbers
+
+
+def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):
+    from engine.agent.evidence import pick_grammar
+    from engine.agent.routed import _answer_grammar
+
+    grammars = [
+        code_grammar([Variable("annual_salary", 54000), Variable("asked_days", 3)], ["260 working days"]),
+        SlotGrammar(clinic, make_viewer(clinic, "Bradley Nguyen")).grammar(),
+        Router.grammar(["policy", "policy_me", "my_data"]),
+        pick_grammar([Unit("1a", 'Say "no" \\ to 3 days.', 1), Unit("1b", "Other", 1)]),
+        _answer_grammar({"14", "3"}, 4, 3),
+    ]
+    for grammar in grammars:
+        tiny_backend._grammar_sampler(grammar)  # raises SetupError if llama.cpp rejects it
+
+
+def test_the_calculation_grammar_admits_only_declared_names_and_sourced_numbers(tiny_backend):
+    """Random weights sampling freely: whatever they write parses, names only declared figures and
+    uses only numbers of the context (the grammar property, on real llama.cpp)."""
+    from engine.agent.calc_slot import INTERMEDIATE
+
+    variables = [Variable("annual_salary", 54000), Variable("asked_days", 3)]
+    grammar = code_grammar(variables, ["each day is paid at 1/260 of the salary"])
+    allowed = set(allowed_numbers(["each day is paid at 1/260 of the salary"]))
+    for seed in range(4):
+        tiny_backend.reseed(seed)
+        generation = tiny_backend.generate("Calculation:\n", grammar, max_tokens=160)
+        text = generation.text
+        if generation.stop_reason == "end":  # a whole calculation: its last line is the answer
+            assert parse_code(text)[-1].name == "answer"
+        text = text[:text.rfind("\n") + 1]  # complete lines only (a cut one ends mid-name)
+        import re
+
+        for word in re.findall(r"\b[a-z_][a-z0-9_]*\b", text):
+            assert word in {"annual_salary", "asked_days", "answer", "round", "abs", "min", "max", "sqrt",
+                            *INTERMEDIATE}, word
+        for number in re.findall(r"\d+(?:\.\d+)?", text):
+            assert number in allowed or number.lstrip("0") in allowed or float(number) in (0, 1), number
+
+
+# -- the router -----------------------------------------------------------------------------------------------
+def test_a_clear_vote_decides_without_the_model_and_unclear_ones_offer_few_kinds(embedder):
+    router = Router(embedder)
+    vote = router.vote("How many sick days do I have left?", list(KINDS))
+    assert vote.decided == "my_data"
+    unclear = router.vote("What about the thing with the days?", list(KINDS))
+    assert len(unclear.candidates) <= 3
+    # A kind the person cannot use is never offered (no reports: no team; no data: no record).
+    limited = router.vote("Which of my direct reports has the most sick days left?", ["policy", "small_talk", "other"])
+    assert set(limited.candidates) <= {"policy", "small_talk", "other"}
+    grammar = Router.grammar(unclear.candidates)
+    assert all(KINDS[k] in grammar for k in unclear.candidates)
+
+
+def test_the_router_bank_holds_no_test_split_question():
+    import json
+    import re
+
+    from engine.agent.router import BANK
+
+    norm = lambda s: re.sub(r"\W+", " ", s.lower()).strip()  # noqa: E731
+    suite = [json.loads(line) for line in (ROOT / "benchmarks" / "suite.jsonl").read_text().splitlines() if line]
+    test = {norm(c["q"] if isinstance(c["q"], str) else c["q"][-1]) for c in suite if c["split"] == "test"}
+    bank = [json.loads(line) for line in BANK.read_text().splitlines() if line.startswith("{")]
+    assert bank and not [b["q"] for b in bank if norm(b["q"]) in test]
+
+
+# -- a question with several parts ---------------------------------------------------------------------------
+@pytest.mark.parametrize("question, parts", [
+    ("How many sick days do I have left?", ["How many sick days do I have left?"]),
+    ("Can I cash out unused vacation leave, and how much would I get for 10 days?",
+     ["Can I cash out unused vacation leave?", "How much would I get for 10 days?"]),
+    ("For an international business trip, what is the daily per diem and what is the maximum hotel cost?",
+     ["For an international business trip, what is the daily per diem?", "What is the maximum hotel cost?"]),
+    ("How many sick days do I have left, and after how many days do I need a note?",
+     ["How many sick days do I have left?", "After how many days do I need a note?"]),
+    ("What is my salary? And how long is probation?", ["What is my salary?", "And how long is probation?"]),
+])
+def test_a_question_is_split_into_the_parts_it_asks(question, parts):
+    assert split_parts(question) == parts

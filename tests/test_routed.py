@@ -1,0 +1,180 @@
+"""The routed pipelines, deterministically: a scripted model next to the real tools, the real
+embedding model and the sample company. What must hold whatever a model writes: which look-ups run,
+which grammar each call gets, what code checks and changes in the answer, and that refusals come
+from the access layer with no model call."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+
+import pytest
+
+from engine.agent.examples import ExampleBank
+from engine.agent.router import Example, Router
+from engine.agent.routed import RoutedAgent
+from engine.agent.steps import AnswerToken, ErrorStep, FinalAnswer
+from engine.assistant import build_tools, context_for, get_embedder, procedures_for, sign_in
+from engine.model.scripted import ScriptedBackend
+from engine.settings import Settings
+
+TODAY = "2026-11-25"
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return build_tools(Settings())
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return get_embedder(Settings())
+
+
+def make(tools, embedder, outputs, user="Pedro Alves", bank=()):
+    """An agent whose router knows exactly ``bank`` ((question, kind) pairs), so the route is code's."""
+    backend = ScriptedBackend(outputs)
+    context = context_for(sign_in(tools, user, personas=True), tools)
+    context.today = TODAY
+    router = Router(embedder, [Example(q, k) for q, k in bank] or [Example("Hello", "small_talk")])
+    agent = RoutedAgent(backend, tools, context, router=router, examples=ExampleBank(embedder),
+                        procedures=procedures_for(tools))
+    return agent, backend
+
+
+def answer_of(agent, question):
+    steps = list(agent.run(question))
+    assert not [s for s in steps if isinstance(s, ErrorStep)], steps[-1]
+    return agent.last_trace, steps
+
+
+def used(trace):
+    return [s.action for s in trace.steps if s.action]
+
+
+def test_someone_elses_salary_is_refused_by_the_access_layer_with_no_answer_call(tools, embedder):
+    question = "What is Ivan Petrov's salary?"
+    agent, backend = make(tools, embedder, ['everyone\nFilter: "full_name" is "Ivan Petrov"\n'
+                                           'Result: list of "annual_salary_usd"\n'], bank=[(question, "company")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 1 and used(trace) == ["employee_data"]  # the slots, then code's refusal
+    assert trace.answer == "I can't tell you that. You can see 'annual_salary_usd' only for yourself."
+    assert "45500" not in trace.answer and trace.route[0]["kind"] == "company" and trace.route[0]["by"] == "code"
+
+
+def test_a_policy_question_reads_the_sentences_code_chose_and_may_state_only_their_figures(tools, embedder):
+    question = "When do I need a doctor's note for sick leave?"
+    agent, backend = make(tools, embedder, ["You need a doctor's certificate after more than three days [1]."],
+                          bank=[(question, "policy")])
+    trace, steps = answer_of(agent, question)
+    assert trace.llm_calls == 1 and used(trace) == ["policy_search"]
+    assert "doctor's certificate is required for an absence of more than three" in backend.prompts[0]
+    grammar = backend.grammars[0]
+    assert '"2"' not in grammar or "46000" not in grammar  # the record's figures are no source for a pure policy
+    assert "46000" not in grammar and "4" in grammar  # Pedro's salary is not, the policy's figures are
+    # The sentence the answer rests on is shown under it, with its citation.
+    assert re.search(r"\n\n> A doctor's certificate is required .*\[\d\]", trace.answer)
+    assert trace.evidence and "doctor's certificate" in trace.evidence[0]["text"]
+    assert "".join(s.text for s in steps if isinstance(s, AnswerToken)) == trace.answer
+
+
+def test_a_calculation_is_code_over_named_figures_and_the_calculator_works_it_out(tools, embedder):
+    question = "How much would I get if I cashed out 10 vacation days?"
+    agent, backend = make(tools, embedder, ["daily_rate = annual_salary / 260\nanswer = daily_rate * asked_days\n",
+                                            "You would get 1769.23 [1]."], bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert used(trace) == ["policy_search", "employee_data", "calculator", "calculator"]
+    calcs = [s for s in trace.steps if s.action == "calculator"]
+    assert calcs[0].observation == "46000 / 260 = 176.92"
+    assert calcs[1].observation == "(46000 / 260) * 10 = 1769.23"
+    assert "annual_salary = 46000" in backend.prompts[0] and "asked_days = 10" in backend.prompts[0]
+    assert "1769.23" in trace.answer and trace.ungrounded_numbers == []
+    # Every call extends the prompt before it, so the KV cache is reused across the pipeline.
+    assert backend.prompts[1].startswith(backend.prompts[0])
+
+
+def test_each_part_of_a_question_is_answered_and_a_missing_figure_is_added_by_code(tools, embedder):
+    question = "How many vacation days do I have left, and how much would 10 days pay?"
+    outputs = ["vacation_days_remaining\n", "answer = annual_salary / 260 * asked_days\n",
+               "You have 8 vacation days left.", "Ten days would pay you well."]
+    agent, backend = make(tools, embedder, outputs, bank=[("How many vacation days do I have left?", "my_data"),
+                                                          ("How much would 10 days pay?", "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert [r["kind"] for r in trace.route] == ["my_data", "policy_calc"]
+    lines = trace.answer.split("\n\n")[0].splitlines()
+    assert lines[0] == "1. You have 8 vacation days left." and lines[1] == "2. Ten days would pay you well."
+    assert "Worked out: 46000 / 260 * 10 = 1769.23." in trace.answer
+    assert any("left out 1769.23" in c for c in trace.checks)
+
+
+def test_the_record_is_looked_up_once_per_conversation_and_answers_carry_over(tools, embedder):
+    question = "How many sick days do I have left?"
+    agent, backend = make(tools, embedder, ["sick_days_remaining\n", "You have 2 sick days left.",
+                                            "sick_days_remaining\n", "Still 2."], bank=[(question, "my_data")])
+    trace, _ = answer_of(agent, question)
+    assert trace.answer == "You have 2 sick days left." and used(trace) == ["employee_data"]
+    # The answer grammar admits the picked field's figure, and not the rest of the record.
+    assert '"2"' in backend.grammars[1] or "2" in backend.grammars[1]
+    assert "46000" not in backend.grammars[1]
+    assert agent.history == [{"role": "user", "content": question},
+                             {"role": "assistant", "content": "You have 2 sick days left."}]
+    answer_of(agent, "And now?")
+    assert backend.prompts[2].count("sick_days_remaining: 2") == 1  # one record, in the system prompt
+
+
+def test_a_claim_about_a_colleagues_pay_without_data_is_withdrawn(tools, embedder):
+    question = "How much is the yearly wellness allowance?"
+    agent, _ = make(tools, embedder, ["The allowance is 600 [1]. Ivan Petrov earns 600 a year."],
+                    bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert "Ivan Petrov earns" not in trace.answer
+    assert "I can't tell you what Ivan Petrov is paid from the data you may see." in trace.answer
+    assert trace.claims_about_others == 1
+
+
+def test_small_talk_takes_one_call_and_no_tool(tools, embedder):
+    agent, backend = make(tools, embedder, ["Hello Pedro! I can help with HR questions."],
+                          bank=[("Hi there! What can you help me with?", "small_talk")])
+    trace, _ = answer_of(agent, "Hi there! What can you help me with?")
+    assert trace.llm_calls == 1 and used(trace) == [] and "46000" not in backend.grammars[0]
+
+
+def test_a_degenerate_answer_is_replaced_by_an_honest_sentence(tools, embedder):
+    question = "How many sick days do I have left?"
+    agent, _ = make(tools, embedder, ["sick_days_remaining\n", "2, 2, 2, 2, 2, 2"], bank=[(question, "my_data")])
+    trace, _ = answer_of(agent, question)
+    assert trace.answer.startswith("I could not write a clear answer") and not trace.complete
+    assert trace.checks
+
+
+def test_a_question_of_no_known_kind_goes_to_the_react_loop(tools, embedder):
+    question = "How does my salary compare with the average in my department?"
+    agent, backend = make(tools, embedder, [" I cannot compare that.\nFinal Answer: I can't compare salaries."],
+                          bank=[(question, "other")])
+    trace, _ = answer_of(agent, question)
+    assert trace.answer == "I can't compare salaries." and trace.route[0]["kind"] == "other"
+    assert "Action Input" in backend.prompts[0]  # the ReAct prompt
+
+
+def test_a_procedure_question_needs_no_model_call(tools, embedder):
+    agent, backend = make(tools, embedder, [])
+    trace, _ = answer_of(agent, "How do I apply for parental leave?")
+    assert trace.llm_calls == 0 and trace.procedure["walkthrough"] is not None
+
+
+def test_a_cancelled_answer_stops_and_keeps_no_history(tools, embedder):
+    question = "How many sick days do I have left?"
+    agent, _ = make(tools, embedder, ["sick_days_remaining\n", "You have 2."], bank=[(question, "my_data")])
+    cancel = threading.Event()
+    cancel.set()
+    steps = list(agent.run(question, cancel))
+    assert isinstance(steps[-1], ErrorStep) and steps[-1].error_type == "Cancelled" and agent.history == []
+
+
+def test_the_trace_says_route_and_evidence_in_json(tools, embedder):
+    question = "When do I need a doctor's note for sick leave?"
+    agent, _ = make(tools, embedder, ["After three days [1]."], bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    data = json.loads(json.dumps(trace.to_dict()))
+    assert data["route"][0]["kind"] == "policy" and data["evidence"] and data["claims_about_others"] == 0
