@@ -64,8 +64,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu-layers", dest="n_gpu_layers", type=int, help="layers to offload to the GPU (-1: all)")
     p.add_argument("--temperature", type=float, help="sampling temperature")
     p.add_argument("--seed", type=int, help="sampling seed")
-    p.add_argument("--mode", dest="agent_mode", choices=["react", "plan", "auto"],
-                   help="react: a tool call per model call; plan: all tool calls planned at once; auto: a plan for "
+    p.add_argument("--mode", dest="agent_mode", choices=["route", "react", "plan", "auto"],
+                   help="route: look up first, route the question, run a fixed pipeline (the default); react: a tool call per model call; plan: all tool calls planned at once; auto: a plan for "
                    "questions with several parts (default: the setting agent_mode)")
     p.add_argument("--max-steps", dest="max_steps", type=int, help="most tool calls per question")
 

@@ -63,7 +63,7 @@ def test_ask_streams_trace_with_scripted_model(monkeypatch, capsys):
         "I have it.\nFinal Answer: You have 2 sick days left.",
     ])
     monkeypatch.setattr("engine.assistant.load_backend", lambda settings, model=None, progress=None: backend)
-    code = main(["ask", "How many sick days do I have left?", "--user", "Pedro Alves"])
+    code = main(["ask", "How many sick days do I have left?", "--user", "Pedro Alves", "--mode", "react"])
     out = capsys.readouterr().out
     assert code == 0
     assert "Action: employee_data" in out and "1 row:" in out

@@ -14,7 +14,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt, QUrl  # noqa: E402
 
 from desktop.history import ChatStore  # noqa: E402
-from desktop.ui.main_window import MainWindow  # noqa: E402
+from desktop.ui.main_window import MainWindow, describe_action  # noqa: E402
 from desktop.ui.settings_dialog import SettingsDialog  # noqa: E402
 from engine.model.scripted import ScriptedBackend  # noqa: E402
 from engine.settings import Settings  # noqa: E402
@@ -38,9 +38,11 @@ def _warm_embedder():
     get_embedder(Settings())
 
 
-def make_window(qtbot, backend=None, user="Pedro Alves", store=None, **kw):
+def make_window(qtbot, backend=None, user="Pedro Alves", store=None, agent_mode="react", **kw):
+    """A window on the sample company. The scripts here are ReAct turns, so the agent is the ReAct loop unless
+    ``agent_mode`` says otherwise (the routed pipelines have their own scripted tests below and in test_routed)."""
     factory = (lambda s: backend) if backend is not None else None
-    window = MainWindow(Settings(user=user), store=store, backend_factory=factory, ask_sign_in=False, **kw)
+    window = MainWindow(Settings(user=user, agent_mode=agent_mode), store=store, backend_factory=factory, ask_sign_in=False, **kw)
     qtbot.addWidget(window)
     window.show()
     return window
@@ -69,6 +71,24 @@ def test_question_streams_tokens_fills_trace_and_sources(qtbot):
     assert window.sources.count() == 4 and "leave-policy.md" in window.sources.item(0).text()
     assert window.data_table.model().rowCount() == 1  # the salary lookup as a real table
     assert window.copy_button.isEnabled() and window.regenerate_button.isEnabled()
+
+
+def test_the_default_routed_agent_reads_the_record_and_the_card_says_so(qtbot):
+    """The window's default agent (look up first, then route): a question about the person's own record is
+    answered from the record read before the question, in two calls (the field, the answer)."""
+    backend = ScriptedBackend(["sick_days_remaining\n", "You have 2 sick days left."], token_delay=0.01)
+    window = make_window(qtbot, backend, agent_mode="route")
+    wait_ready(qtbot, window)
+    window.send("How many sick days do I have left?")  # a question of the router's bank: code routes it
+    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    assert "You have 2 sick days left." in window.transcript.toPlainText()
+    trace = window.worker.agent.last_trace
+    assert trace.route[0]["kind"] == "my_data" and trace.llm_calls == 2
+    assert [s.action for s in trace.steps if s.action] == ["employee_data"]
+    assert "Fields: " in backend.prompts[0] and "sick_days_remaining" in backend.grammars[0]
+    kinds = [window.trace_tree.topLevelItem(i).text(0) for i in range(window.trace_tree.topLevelItemCount())]
+    assert "Tool" in kinds and "Observation" in kinds
+    assert describe_action("employee_data", "(your own record)") == "Reading your record"
 
 
 def test_stop_cancels_within_a_second(qtbot):
@@ -398,7 +418,7 @@ def test_a_prepared_leave_request_is_stored_only_after_approve(qtbot):
         "Book it.\nAction: leave_request\nAction Input: sick from 2027-07-19 to 2027-07-19\n",
         "Done.\nFinal Answer: Prepared; please approve it.",
     ])
-    window = MainWindow(Settings(user="Pedro Alves", leave_requests=True), backend_factory=lambda s: backend,
+    window = MainWindow(Settings(user="Pedro Alves", leave_requests=True, agent_mode="react"), backend_factory=lambda s: backend,
                         ask_sign_in=False)
     qtbot.addWidget(window)
     window.show()

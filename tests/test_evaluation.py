@@ -137,6 +137,7 @@ def test_malformed_suite_line_is_named(tmp_path):
 
 
 def _scripted_cases(tmp_path):
+    """Four cases and ReAct scripts for them (the harness is what is tested; the agent is the ReAct loop)."""
     suite = tmp_path / "suite.jsonl"
     rows = [
         {"id": "own", "q": "How many sick days do I have left?", "user": "Pedro Alves", "expect_any": ["2"],
@@ -166,7 +167,7 @@ def _scripted_cases(tmp_path):
 
 def test_harness_on_scripted_backend(tmp_path):
     suite, scripts = _scripted_cases(tmp_path)
-    evaluator = Evaluator(lambda case: ScriptedBackend(scripts[case.id]), Settings())
+    evaluator = Evaluator(lambda case: ScriptedBackend(scripts[case.id]), Settings(agent_mode="react"))
     report = evaluator.run(load_suite(suite))
     s = report["summary"]
     assert s["answer_accuracy"] == 1.0 and s["refusal_accuracy"] == 1.0 and s["tool_f1"] == 1.0
@@ -184,7 +185,7 @@ def test_harness_counts_wrong_answers_and_format_errors(tmp_path):
     suite, scripts = _scripted_cases(tmp_path)
     scripts["own"] = ["rambling without format", "Guess.\nFinal Answer: You have 9 sick days.",
                       "Guess.\nFinal Answer: I do not know how many."]
-    report = Evaluator(lambda case: ScriptedBackend(scripts[case.id]), Settings()).run(load_suite(suite))
+    report = Evaluator(lambda case: ScriptedBackend(scripts[case.id]), Settings(agent_mode="react")).run(load_suite(suite))
     own = next(c for c in report["cases"] if c["id"] == "own")
     assert own["answer_correct"] is False and own["tool_recall"] == 0.0 and own["ungrounded_numbers"] == []
     assert "the answer states 9" in own["traces"][0]["steps"][1]["observation"]
@@ -198,7 +199,8 @@ def test_cli_eval_scripted_writes_json(tmp_path, capsys):
     script_file = tmp_path / "scripts.json"
     script_file.write_text(json.dumps(scripts))
     out = tmp_path / "report.json"
-    assert main(["eval", str(suite), "--scripted", str(script_file), "--json", str(out)]) == 0
+    assert main(["eval", str(suite), "--scripted", str(script_file), "--json", str(out),
+                 "--mode", "react"]) == 0
     printed = capsys.readouterr().out
     assert "answer accuracy 1.000" in printed and "deny" in printed
     report = json.loads(out.read_text())
