@@ -2,7 +2,7 @@
 
     python benchmarks/bench_server.py [--model FILE.gguf] [--clients 1,4,16] [--questions 16]
 
-Starts ``python -m llama_cpp.server`` with the model on 127.0.0.1, then for each N simulates N
+Starts ``python -m engine.model.serve_llama`` (llama_cpp.server) with the model on 127.0.0.1, then for each N simulates N
 workstations (threads, each with its own RemoteBackend and agent, as separate machines would
 have) asking development-split questions concurrently, ``--questions`` in all. The baseline is
 the in-process backend on the same model in the same run, answering the same questions one

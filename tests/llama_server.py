@@ -24,7 +24,7 @@ class LlamaServer:
         self.log_path = log
         self._log = open(log, "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+            [sys.executable, "-m", "engine.model.serve_llama", "--model", str(model), "--host", "127.0.0.1",
              "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--verbose", "true",
              # queue concurrent requests instead of cutting the running answer off for the new one
              "--interrupt_requests", "false"],

@@ -296,3 +296,38 @@ def test_nested_arrays_and_link_loops_are_clear_errors_and_do_not_hide_a_good_mo
     good = tmp_path / "c-good.gguf"
     good.symlink_to(tiny_model_path)
     assert models.resolve_model_path(None, Settings()) == good  # the damaged ones before it are skipped
+
+
+def test_amx_buffers_are_off_where_the_build_has_them_unless_asked_for(monkeypatch):
+    """A llama.cpp built on a CPU with AMX puts weights in AMX buffers, which crash on VMs that report AMX
+    without supporting it; the backend loads without extra buffers there (an environment switch opts in)."""
+    from engine.model import llama as backend_module
+
+    class Lib:
+        def __init__(self, info: bytes):
+            self.info = info
+
+        def llama_print_system_info(self):
+            return self.info
+
+    amx = Lib(b"CPU : AVX2 = 1 | AVX512 = 1 | AMX_INT8 = 1 | REPACK = 1 |")
+    plain = Lib(b"CPU : AVX2 = 1 | AVX512 = 1 | REPACK = 1 |")
+    monkeypatch.delenv(backend_module.AMX_ENV, raising=False)
+    assert backend_module._extra_buffers_off(amx) and not backend_module._extra_buffers_off(plain)
+    monkeypatch.setenv(backend_module.AMX_ENV, "1")
+    assert not backend_module._extra_buffers_off(amx)
+
+
+def test_the_guard_turns_extra_buffers_off_in_the_parameters_llama_cpp_loads_with(monkeypatch):
+    import llama_cpp.llama as llama_module
+
+    from engine.model import llama as backend_module
+
+    lowlevel = llama_module.llama_cpp
+    current = lowlevel.llama_model_default_params
+    monkeypatch.setattr(lowlevel, "llama_model_default_params", getattr(current, "_hr_original", current))
+    monkeypatch.setattr(backend_module, "_extra_buffers_off", lambda lib: True)
+    assert lowlevel.llama_model_default_params().use_extra_bufts
+    assert backend_module.guard_extra_buffers(backend_module._llama_cpp())
+    assert not lowlevel.llama_model_default_params().use_extra_bufts
+    assert backend_module.guard_extra_buffers(backend_module._llama_cpp())  # idempotent

@@ -11,7 +11,7 @@ from engine.agent.calc_slot import Calculation, Variable, allowed_numbers, code_
 from engine.agent.evidence import Unit, candidates, passages_from_hits, split_units
 from engine.agent.router import KINDS, Router
 from engine.agent.routed import split_parts
-from engine.agent.slots import SlotGrammar, cut_ties
+from engine.agent.slots import SlotGrammar, asked_columns, asked_direction, cut_ties
 from engine.data.access import make_viewer
 from engine.data.employees import load_employees
 from engine.data.query import run_query
@@ -164,6 +164,37 @@ def test_code_mends_slots_that_cannot_mean_what_they_say(clinic):
     assert not SlotGrammar(clinic, hr, grouping=False).grammar().count(" per ")
 
 
+@pytest.mark.parametrize("question, direction", [
+    ("Which of my direct reports has the fewest PTO hours left?", "lowest"),
+    ("Who has the most unused vacation days?", "highest"),
+    ("Who has the least sick leave, and who the most?", ""),  # both: the model chooses
+    ("Can I take at most 3 days in a row?", ""),  # a bound, not a ranking
+    ("How many employees are on probation?", ""),
+])
+def test_code_reads_the_direction_of_a_ranking_off_the_question(question, direction):
+    assert asked_direction(question) == direction
+
+
+def test_a_ranking_offers_only_the_columns_the_question_names_and_a_filter_only_its_figures(clinic):
+    cols = ["PTO Balance (hrs)", "Sick Balance (hrs)", "Pay Rate", "Scheduled Hours/Week"]
+    assert asked_columns("Who has the fewest PTO hours left?", cols) == ["PTO Balance (hrs)"]
+    assert asked_columns("Who earns the most?", cols) == cols  # no column named: all of them
+    manager = make_viewer(clinic, "Bradley Nguyen")
+    grammar = SlotGrammar(clinic, manager, question="Which of my direct reports has the fewest PTO hours left?").grammar()
+    rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines())
+    assert rules["rankcol"] == '"\\"PTO Balance (hrs)\\""' and '"lowest"' in grammar and '"highest"' not in grammar
+    assert "numcol (" not in rules["cond"]  # no figure in the question: no numeric filter to invent
+    hr = make_viewer(clinic, "Teresa Kowalczyk")
+    rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(
+        clinic, hr, question="Who has more than 100 PTO hours?").grammar().splitlines())
+    assert rules["number"] == '"100"'
+    # A name filter only for a question that names someone (the model copied an example's name).
+    assert '"\\"Name\\""' not in rules["cond"].split("numcol")[0]
+    named = dict(line.split(" ::= ", 1) for line in SlotGrammar(
+        clinic, hr, question="What is Rosa's job title?").grammar().splitlines())
+    assert '"\\"Name\\""' in named["cond"]
+
+
 def test_a_tie_at_the_top_is_kept():
     rows = [["A", 9], ["B", 7], ["C", 7], ["D", 3]]
     assert cut_ties(rows, 2) == [["A", 9], ["B", 7], ["C", 7]] and cut_ties(rows, 1) == [["A", 9]]
@@ -183,6 +214,7 @@ def test_a_calculation_line_gets_its_figures_put_in():
 def test_a_calculation_may_use_the_contexts_numbers_and_percentages_as_fractions():
     numbers = allowed_numbers(["Overtime is paid at 125 percent; the hourly rate is the salary divided by 173."])
     assert {"125", "1.25", "173", "12", "365"} <= set(numbers) and "174" not in numbers
+    assert "0" not in numbers and "0" in allowed_numbers(["A balance of 0 days is carried over."])  # no "* 0"
 
 
 def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):

@@ -94,6 +94,29 @@ def test_a_calculation_is_code_over_named_figures_and_the_calculator_works_it_ou
     assert backend.prompts[1].startswith(backend.prompts[0])
 
 
+def test_a_calculation_is_offered_only_the_record_figures_its_question_and_policy_name(tools, embedder):
+    question = "How much sick leave will carry over for me if I don't use any more this year?"
+    agent, backend = make(tools, embedder, ["answer = min(sick_days_remaining, 20)\n", "15 days will carry over [1]."],
+                          user="Samuel Osei", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    declared = backend.prompts[0].split("My figures, as Python variables:")[1].split("```", 2)[1]
+    assert "sick_days_remaining = 15" in declared and "vacation_days_remaining" not in declared
+    assert "sick_days_remaining" in backend.grammars[0] and '"vacation_days_remaining"' not in backend.grammars[0]
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["min(15, 20) = 15"]
+
+
+def test_a_calculation_line_of_bare_constants_is_refused_and_written_again(tools, embedder):
+    question = "How many sick and vacation days do I have in total?"
+    agent, backend = make(tools, embedder, ["share = 0\nanswer = (sick_days_remaining + vacation_days_remaining) * share\n",
+                                            "answer = sick_days_remaining + vacation_days_remaining\n",
+                                            "You have 10 days in total."], bank=[(question, "my_calc")])
+    trace, _ = answer_of(agent, question)
+    calcs = [s for s in trace.steps if s.action == "calculator"]
+    assert not calcs[0].ok and "uses none of the figures" in calcs[0].observation
+    assert calcs[-1].ok and calcs[-1].observation == "2 + 8 = 10" and "10" in trace.answer
+    assert "Write the lines again" in backend.prompts[1]
+
+
 def test_each_part_of_a_question_is_answered_and_a_missing_figure_is_added_by_code(tools, embedder):
     question = "How many vacation days do I have left, and how much would 10 days pay?"
     outputs = ["vacation_days_remaining\n", "answer = annual_salary / 260 * asked_days\n",

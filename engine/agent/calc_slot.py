@@ -72,7 +72,9 @@ def allowed_numbers(sources: list[str]) -> list[str]:
             continue
         if 1 <= value <= 1000:
             plain.add(_fmt(value / 100))
-    plain |= {_fmt(v) for v in UNIVERSAL_CONSTANTS}
+    # Zero only where a source has it: adding or multiplying by 0 never works anything out, and a small
+    # model that is unsure writes "* 0" or "answer = 0".
+    plain |= {_fmt(v) for v in UNIVERSAL_CONSTANTS if v or "0" in plain}
     return sorted(p for p in plain if re.fullmatch(r"(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?", p))
 
 

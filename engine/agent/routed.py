@@ -75,6 +75,12 @@ _ANAPHORA = re.compile(r"^\s*(and|also|what about|how about|then|so)\b|\b(them|t
 #: A question that asks for figures per group ("per department", "by team", "each", "which department has").
 _BREAKDOWN = re.compile(r"\b(per|each|every|by|breakdown|broken down|which (department|team|division|unit|location|"
                         r"group|site))\b", re.I)
+#: A question or policy sentence that speaks of money (so the person's pay figure is declared for it).
+_MONEY = re.compile(r"salar|\bpa(y|id)\b|payout|payment|\brate\b|wage|earn|worth|cash|encash|\bsell|money|"
+                    r"\bhow much\b|\$|£|€|dollar|pound|euro", re.I)
+#: ... or of length of service (so years of service are declared).
+_SERVICE = re.compile(r"\bservice\b|\btenure\b|anniversar|senior|\baccru|years? (of|with)\b", re.I)
+_NAMES = re.compile(r"\b(?!(?:round|abs|min|max|sqrt)\b)[a-z_][a-z0-9_]*\b")
 _PAY_WORDS = re.compile(r"salar|\bpay\b|paid|earn|wage|compensation|income|rate|bonus", re.I)
 
 
@@ -508,9 +514,9 @@ class _Turn:
             taken.add(name)
             out.append(Variable(name, value, note))
 
-        for f in profile.facts if record else []:
-            if f.column in profile.id_columns:
-                continue
+        facts = [f for f in (profile.facts if record else []) if f.column not in profile.id_columns]
+        facts = self._relevant_facts(part, facts)
+        for f in facts:
             try:
                 value = float(f.value)
             except ValueError:
@@ -521,7 +527,8 @@ class _Turn:
                 name = {"per hour": "hourly_rate", "per year": "annual_salary", "per month": "monthly_salary"}.get(
                     next((k for k in ("per hour", "per year", "per month") if k in f.note), ""), name)
             add(name, value, f"{f.label}" + (f", {f.note}" if f.note else ""))
-        if record and profile.service_years is not None:
+        context = " ".join([part.text, *(u.text for u in part.picked)])
+        if record and profile.service_years is not None and (_SERVICE.search(context) or not facts):
             add("years_of_service", profile.service_years, profile.service_text)
         figures = question_figures(part.text)
         for fig in figures:
@@ -534,6 +541,23 @@ class _Turn:
         for name, value, note in self.data_values:
             add(name, value, note)
         return out
+
+    def _relevant_facts(self, part: Part, facts: list) -> list:
+        """The record's figures a calculation for this part may need: those the question or the chosen
+        policy sentences name by a distinctive word, and the pay figure where they speak of pay. A small
+        model offered every figure of the record puts the wrong balance into the sum (vacation days for
+        a sick-leave question); where none is named, all of them."""
+        from engine.agent.slots import distinctive_words
+
+        data = self.agent.tools.get("employee_data")
+        context = " ".join([part.text, *(u.text for u in part.picked)])
+        words = distinctive_words(context)
+        kept = []
+        for f in facts:
+            roles = data.table.columns[f.column].roles if data is not None and f.column in data.table.columns else []
+            if distinctive_words(f.label) & words or ("pay" in roles and _MONEY.search(context)):
+                kept.append(f)
+        return kept or facts
 
     def _declare(self, part: Part, record: bool = True) -> str:
         """The figures a calculation may name, declared as Python variables for the model to read."""
@@ -579,6 +603,11 @@ class _Turn:
                 calc.expression = re.sub(r"\b[a-z][a-z0-9_]*\b", lambda m: f"({expressions[m.group(0)]})"
                                          if m.group(0) in expressions else m.group(0), calc.code.partition(" = ")[2])
                 calc.expression = substitute(Calculation("x = " + calc.expression), known)
+                written = calc.code.partition(" = ")[2]
+                if not _NAMES.findall(written) and not set(numbers_in(written)) & number_forms(sources):
+                    # "share = 0": a line of bare constants is a figure nobody gave (constants are there to
+                    # combine figures, not to be one).
+                    raise ToolInputError(f"{written.strip()} uses none of the figures.")
                 missing = unsourced_numbers(calc.expression, sources + [v.render() for v in variables]
                                             + list(expressions.values()))
                 if missing:  # the grammar admits only sourced numbers; this is a second line of defence
@@ -649,7 +678,8 @@ class _Turn:
         # Whose rows is code's choice: a question about the team is about the direct reports, any other about
         # everyone (the model, offered both, took "my direct reports" for company-wide questions).
         scope = "my direct reports" if part.kind == "my_team" else "everyone"
-        slots = SlotGrammar(data.table, viewer, names=names, grouping=bool(_BREAKDOWN.search(part.text)), scope=scope)
+        slots = SlotGrammar(data.table, viewer, names=names, grouping=bool(_BREAKDOWN.search(part.text)), scope=scope,
+                            question=part.text)
         bank = a.examples
         shown = bank.slots(part.text, data.table, viewer, manager=bool(viewer.reports)) if bank is not None else ""
         self.tell(f"The employee data has these columns:\n{slots.columns_text()}\n"
@@ -792,8 +822,8 @@ class _Turn:
         stated = set(numbers_in(answer))
         lines = []
         for p in parts:
-            if len(parts) == 1 and p.kind not in ("calculation", "my_team", "company"):
-                continue  # one part: a calculation the model chose but did not use may not be the point
+            if len(parts) == 1 and p.kind not in ("calculation", "policy_calc", "my_calc", "my_team", "company"):
+                continue  # one part of another kind: a figure it did not state may not be the point
             for figure in p.key_figures():
                 if figure in stated or figure.lower() in answer.lower():
                     continue

@@ -29,6 +29,40 @@ MAX_TOP = 10
 _NUMBER_OPS = {"above": ">", "below": "<", "at least": ">=", "at most": "<=", "is": "=="}
 _DATE_OPS = {"before": "<", "after": ">"}
 _IDENTITY_ONLY = {"first_name", "last_name", "preferred_name", "email", "username"}
+_HIGH = re.compile(r"\b(most|highest|largest|biggest|greatest|maximum|max|top|longest)\b", re.I)
+_LOW = re.compile(r"\b(fewest|least|lowest|smallest|minimum|min|shortest)\b", re.I)
+_BOUNDS = re.compile(r"\bat (most|least)\b|\bthe most of\b", re.I)
+_WORD = re.compile(r"[a-z]+")
+#: A capitalised word inside a sentence (a name, or part of one), other than "I".
+_PROPER = re.compile(r"(?<![.?!]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+")
+#: Words that say nothing about which column is meant (they are in many column names or questions).
+_PLAIN = {"days", "day", "hours", "hour", "hrs", "week", "weeks", "year", "years", "month", "months", "remaining",
+          "left", "balance", "number", "total", "usd", "eur", "gbp", "the", "of", "my", "me", "who", "has", "have",
+          "with", "per", "and", "in", "a", "an", "is", "are", "how", "many", "much", "for", "to", "i", "do", "does",
+          "if", "what", "when", "can", "could", "be", "on", "at", "by", "or", "you", "your", "it", "that", "this",
+          "will", "would", "get", "out", "up", "any", "all", "not", "no", "from", "as", "each", "there", "than"}
+
+
+def asked_direction(question: str) -> str:
+    """"highest" or "lowest" when the question says which one it wants ("most", "fewest"), else ""."""
+    text = _BOUNDS.sub(" ", question or "")
+    high, low = bool(_HIGH.search(text)), bool(_LOW.search(text))
+    return "highest" if high and not low else "lowest" if low and not high else ""
+
+
+def distinctive_words(text: str) -> set[str]:
+    """The words of ``text`` that can tell one column from another (plural -s off, plain words out)."""
+    words = set(_WORD.findall(text.lower().replace("_", " "))) - _PLAIN
+    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words} - _PLAIN
+
+
+def asked_columns(question: str, columns: list[str]) -> list[str]:
+    """The number columns the question names by a distinctive word ("sick days left" → the sick-days
+    column, not the vacation one); all of them when it names none."""
+    asked = distinctive_words(question or "")
+    scored = [(len(distinctive_words(c) & asked), c) for c in columns]
+    best = max((n for n, _ in scored), default=0)
+    return [c for n, c in scored if n == best] if best else list(columns)
 
 
 def _lit(text: str) -> str:
@@ -81,8 +115,12 @@ class SlotGrammar:
     """The slot grammar and compiler for one table, one viewer."""
 
     def __init__(self, table, viewer, *, names: list[str] | None = None, grouping: bool = True,
-                 scope: str = "") -> None:
+                 scope: str = "", question: str = "") -> None:
         self.table = table
+        # What code reads off the question, so the model cannot get it wrong: the direction of a ranking
+        # ("fewest"), the number columns it names ("sick days"), and the figures a filter may compare with
+        # (a threshold comes from the question, never from the model).
+        self.question = question
         self.viewer = viewer
         self.scope = scope  # whose rows, when code has decided it ("everyone", "my direct reports")
         self.grouping = grouping  # offer "… per <column>" (only when the question asks for a breakdown)
@@ -131,19 +169,26 @@ class SlotGrammar:
         if self.scope and (self.scope != "my direct reports" or self.viewer.reports):
             scopes = [f'"{self.scope}"']
         numcols = " | ".join(_lit(_q(c)) for c in self.numeric) or '"\\"\\""'
+        ranked = asked_columns(self.question, self.numeric) if self.question else self.numeric
+        rankcols = " | ".join(_lit(_q(c)) for c in ranked) or numcols
+        direction = asked_direction(self.question) if self.question else ""
+        ends = f'"{direction}"' if direction else '("highest" | "lowest")'
+        figures = sorted(set(re.findall(r"\d+(?:\.\d+)?", re.sub(r"\d{4}-\d{2}-\d{2}", " ", self.question))))
         textcols = [c for c in self.text]
         conds = []
         for c in textcols:
             if c in self.values:
                 values = " | ".join(_lit(_q(v)) for v in self.values[c])
                 conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values})')
+            elif c == self.name_col and not self.names and self.question and not _PROPER.search(self.question):
+                continue  # the question names nobody: no name to filter on (a name from an example is copied)
             elif c == self.name_col and self.names:
                 values = " | ".join(_lit(_q(n)) for n in self.names)
                 conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values} | freetext)'
                              f' | {_lit(_q(c))} " is one of " ({values} | freetext) (", " ({values} | freetext)){{1,4}}')
             else:
                 conds.append(f'{_lit(_q(c))} (" is " | " is not " | " contains ") freetext')
-        if self.numeric:
+        if self.numeric and (figures or not self.question):
             conds.append(f'numcol (" above " | " below " | " at least " | " at most " | " is ") number')
         if self.dates:
             datecols = " | ".join(_lit(_q(c)) for c in self.dates)
@@ -155,8 +200,8 @@ class SlotGrammar:
         if self.grouping:
             results.append('"count per " groupcol')
         if self.numeric:
-            results += [f'("average" | "total" | "highest" | "lowest" | "median") " of " numcol{per}',
-                        '"the " top " with the " ("highest" | "lowest") " " numcol']
+            aggregates = '("average" | "total" | "median" | ' + (ends if direction else '"highest" | "lowest"') + ")"
+            results += [f'{aggregates} " of " rankcol{per}', f'"the " top " with the " {ends} " " rankcol']
         rules = [
             'root ::= scope "\\nFilter: " filter "\\nResult: " result "\\n"',
             "scope ::= " + " | ".join(scopes),
@@ -164,9 +209,11 @@ class SlotGrammar:
             "cond ::= " + " | ".join(f"({c})" for c in conds),
             "result ::= " + " | ".join(results),
             f"numcol ::= {numcols}",
+            f"rankcol ::= {rankcols}",
             f"groupcol ::= {groupcols}",
             f"anycol ::= {anycols}",
             'freetext ::= "\\"" [^"\\x00-\\x1f\\\\]{1,60} "\\""',
+            ("number ::= " + " | ".join(f'"{f}"' for f in figures)) if self.question and figures else
             'number ::= "-"? ("0" | [1-9] [0-9]{0,9}) ("." [0-9]{1,4})?',
             'date ::= [12] [0-9] [0-9] [0-9] "-" [01] [0-9] "-" [0-3] [0-9]',
             'top ::= [1-9] | "10"',

@@ -67,6 +67,53 @@ def _llama_cpp():
     return llama_cpp
 
 
+#: Set to 1 to let llama.cpp put weights in its AMX buffers (see :func:`_extra_buffers_off`).
+AMX_ENV = "HR_ASSISTANT_LLAMA_AMX"
+
+
+def _extra_buffers_off(llama_cpp) -> bool:
+    """Whether to load weights without llama.cpp's extra buffer types (AMX, repacking).
+
+    pip builds llama.cpp for the CPU it is built on. On a CPU with AMX the library then puts weights in
+    AMX buffers, and on virtual machines that report AMX without fully supporting it the first batch of
+    a prompt dies with a general protection fault (the whole app with it; seen on 2-core Sapphire Rapids
+    VMs). The plain CPU kernels (AVX-512 there) are safe everywhere; AMX is for those who opt in.
+    """
+    if os.environ.get(AMX_ENV, "").strip() == "1":
+        return False
+    try:
+        info = llama_cpp.llama_print_system_info().decode("utf-8", "replace")
+    except Exception:  # noqa: BLE001 - an old library without it: nothing to turn off
+        return False
+    return "AMX_INT8 = 1" in info
+
+
+def guard_extra_buffers(llama_cpp) -> bool:
+    """Turn llama.cpp's extra buffer types off for this process where :func:`_extra_buffers_off` says
+    (``Llama()`` takes its model parameters from ``llama_model_default_params`` and has no argument for
+    this one). Idempotent; returns whether they are off. ``tests/llama_server.py`` calls it in the server."""
+    import llama_cpp.llama as llama_module
+
+    lowlevel = llama_module.llama_cpp
+    original = lowlevel.llama_model_default_params
+    if getattr(original, "_hr_guarded", False):
+        return True
+    if not _extra_buffers_off(llama_cpp):
+        return False
+
+    def params():
+        p = original()
+        if hasattr(p, "use_extra_bufts"):
+            p.use_extra_bufts = False
+        return p
+
+    params._hr_guarded = True  # type: ignore[attr-defined]
+    params._hr_original = original  # type: ignore[attr-defined]
+    lowlevel.llama_model_default_params = params
+    log.info("llama.cpp: AMX buffers off (this build has AMX; set %s=1 to use them)", AMX_ENV)
+    return True
+
+
 def llama_log_tail(n: int = 10) -> str:
     return "".join(list(_LOG_LINES)[-n:]).strip()
 
@@ -142,6 +189,7 @@ class LlamaBackend(StreamingBackend):
         threads = self.settings.n_threads or _physical_cores()
         _LOG_LINES.clear()
         try:
+            guard_extra_buffers(llama_cpp)
             self.llm = llama_cpp.Llama(
                 model_path=str(self.path),
                 n_ctx=n_ctx,
