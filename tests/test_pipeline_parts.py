@@ -296,3 +296,19 @@ def test_the_router_bank_holds_no_test_split_question():
 ])
 def test_a_question_is_split_into_the_parts_it_asks(question, parts):
     assert split_parts(question) == parts
+
+
+@pytest.mark.parametrize("text, dates", [
+    ("Please book me vacation from 14 July 2027 to 16 July 2027.", ["2027-07-14", "2027-07-16"]),
+    ("Vacation from 2027-01-04 to 2027-01-08", ["2027-01-04", "2027-01-08"]),
+    ("Book December 22nd to January 2nd", ["2026-12-22", "2027-01-02"]),  # the next ones after today
+    ("And a sick day on the 19th", ["2026-12-19"]),
+    ("I need tomorrow off", ["2026-11-26"]),
+    ("May I take leave on March 3, 2027?", ["2027-03-03"]),
+    ("How many vacation days do I have?", []),
+    ("From 31 February 2027", []),  # no such day
+])
+def test_code_reads_the_dates_a_question_names(text, dates):
+    from engine.agent.dates import question_dates
+
+    assert question_dates(text, TODAY) == dates

@@ -150,6 +150,7 @@ def test_the_readme_example_states_the_rule_and_works_the_amount_out_with_the_ca
     assert trace.ungrounded_numbers == [] and re.search(r"^1\. .+\n2\. ", trace.answer, re.M)
     calculations = [s for s in trace.steps if s.action == "calculator" and s.ok]
     assert calculations and all("=" in s.observation for s in calculations)
+    assert "\n> Worked out (part " in trace.answer  # the working, under the answer, as the calculator did it
 
 
 def test_the_answer_grammar_admits_no_invented_number(small, sample):

@@ -90,6 +90,8 @@ def test_a_calculation_is_code_over_named_figures_and_the_calculator_works_it_ou
     assert calcs[1].observation == "(46000 / 260) * 10 = 1769.23"
     assert "annual_salary = 46000" in backend.prompts[0] and "asked_days = 10" in backend.prompts[0]
     assert "1769.23" in trace.answer and trace.ungrounded_numbers == []
+    # The working is shown under the answer, each figure as the calculator worked it out.
+    assert "\n> Worked out: daily_rate = 46000 / 260 = 176.92; daily_rate * 10 = 1769.23" in trace.answer
     # Every call extends the prompt before it, so the KV cache is reused across the pipeline.
     assert backend.prompts[1].startswith(backend.prompts[0])
 
@@ -201,3 +203,21 @@ def test_the_trace_says_route_and_evidence_in_json(tools, embedder):
     trace, _ = answer_of(agent, question)
     data = json.loads(json.dumps(trace.to_dict()))
     assert data["route"][0]["kind"] == "policy" and data["evidence"] and data["claims_about_others"] == 0
+
+
+def test_a_leave_request_takes_its_days_from_the_question_not_the_model(embedder):
+    from engine.assistant import Sources, assemble_tools, build_data_tool, build_leave_tool, build_policy_index
+
+    settings = Settings(leave_requests=True)
+    data = build_data_tool(settings, Sources())
+    leave = build_leave_tool(settings, data)
+    tools = assemble_tools(build_policy_index(settings, Sources()), data, leave)
+    question = "Please book me vacation from 14 July 2027 to 16 July 2027."
+    agent, backend = make(tools, embedder, ["vacation from 2027-07-14 to 2027-07-16\n",
+                                            "I prepared the request; please approve it."], bank=[(question, "leave_request")])
+    trace, _ = answer_of(agent, question)
+    grammar = backend.grammars[0]
+    assert '" from " "2027-07-14" " to " ("2027-07-16")' in grammar and '" for ' not in grammar
+    [request] = leave.desk.pending()
+    assert (request.start, request.end, request.day_count) == ("2027-07-14", "2027-07-16", 3)
+    assert leave.desk.store.list(None) == []  # prepared, not submitted

@@ -44,6 +44,7 @@ class Calculation:
     value: float | None = None
     text: str = ""  # the value as shown (rounded to cents)
     error: str = ""
+    shown: str = ""  # the line with the declared figures put in and earlier results by name ("daily_rate * 10")
 
     @property
     def name(self) -> str:

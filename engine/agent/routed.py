@@ -613,6 +613,8 @@ class _Turn:
                 if missing:  # the grammar admits only sourced numbers; this is a second line of defence
                     raise ToolInputError(f"{', '.join(missing)} is in no source.")
                 result = calculator.run(calc.expression, self.agent.context)
+                calc.shown = _NAMES.sub(lambda m: _fmt_figure(known[m.group(0)]) if m.group(0) in known
+                                        else m.group(0), " ".join(written.split()))
                 calc.value = float(result.data["value"])
                 calc.text = shown_value(calc.value)
                 expressions[calc.name] = calc.expression
@@ -721,8 +723,19 @@ class _Turn:
         a = self.agent
         tool = a.tools.get("leave_request")
         grammar = 'root ::= in-leave "\\n"\n' + tool.grammar_rules("in-leave") + "\n"
-        self.tell(f"Prepare the leave request for {self._which(part, several)}: the type, then the first and the last "
-                  "day as YYYY-MM-DD (today's date is above).")
+        # Code reads the days off the question: the model copied today's date for a request "from 14 July".
+        from engine.agent.dates import question_dates
+
+        dates = question_dates(part.text, a.context.today)
+        if dates:
+            first = f'"{dates[0]}"'
+            last = " | ".join(dict.fromkeys(f'"{d}"' for d in dates[1:])) if len(dates) > 1 else "in-leave-date"
+            grammar = grammar.replace('" from " in-leave-date " to " in-leave-date',
+                                      f'" from " {first} " to " ({last})')
+        if not self._named_people(part.text):
+            grammar = re.sub(r' \(" for .*?\)\?', "", grammar, count=1)  # for oneself unless someone is named
+        told = f"the days are {' to '.join(dates[:2])}" if len(dates) > 1 else "the first and the last day as YYYY-MM-DD"
+        self.tell(f"Prepare the leave request for {self._which(part, several)}: the type, then {told}.")
         text = yield from self.call("Leave request: ", grammar, SLOT_TOKENS)
         t0 = time.perf_counter()
         try:
@@ -873,7 +886,14 @@ class _Turn:
         """The sentences the answer rests on, shown under it with their citation (the trace keeps them)."""
         units = self._used(parts, answer)
         self.trace.evidence = [{"label": u.label, "text": u.text, "passage": u.passage} for u in units]
-        return "\n".join(f"> {u.text.lstrip('-*• ')} [{u.passage}]" for u in units)
+        lines = [f"> {u.text.lstrip('-*• ')} [{u.passage}]" for u in units]
+        for p in parts:  # every calculated figure with its working, as the calculator did it
+            done = [c for c in p.calculations if not c.error]
+            if done:
+                label = f"Worked out (part {p.number})" if len(parts) > 1 else "Worked out"
+                lines.append(f"> {label}: " + "; ".join(
+                    (f"{c.name} = " if c.name != "answer" else "") + f"{c.shown} = {c.text}" for c in done))
+        return "\n".join(lines)
 
     def _finish(self, shown: str, answer: str, complete: bool = True) -> None:
         t = self.trace
@@ -882,6 +902,10 @@ class _Turn:
         t.seconds = round(time.perf_counter() - self.started, 4)
         # The conversation keeps the question and the answer the model wrote; its working stays in the trace.
         self.agent.history += [{"role": "user", "content": self.question}, {"role": "assistant", "content": answer}]
+
+
+def _fmt_figure(value: float) -> str:
+    return f"{value:.6f}".rstrip("0").rstrip(".") or "0"
 
 
 def _unrepeated(text: str) -> str:
