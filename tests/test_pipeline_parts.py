@@ -312,3 +312,13 @@ def test_code_reads_the_dates_a_question_names(text, dates):
     from engine.agent.dates import question_dates
 
     assert question_dates(text, TODAY) == dates
+
+
+def test_a_missing_bank_file_is_a_setup_error_not_a_traceback(tmp_path):
+    from engine.agent.examples import load_examples
+    from engine.agent.router import load_bank
+    from engine.errors import SetupError
+
+    for load in (load_bank, load_examples):
+        with pytest.raises(SetupError, match="missing or unreadable"):
+            load(tmp_path / "gone.jsonl")

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.agent.router import read_bank
 from engine.data.schema import hourly_value, part_time_value
 
 BANK = Path(__file__).with_name("data") / "examples.jsonl"
@@ -37,7 +38,7 @@ class Example:
 
 def load_examples(path: Path = BANK) -> list[Example]:
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_bank(path).splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             raw = json.loads(line)
             out.append(Example(raw["kind"], raw["q"], raw.get("slots") or raw.get("calc", ""), raw.get("given", ""),

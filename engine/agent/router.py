@@ -76,9 +76,21 @@ class Route:
                 "scores": {k: round(v, 3) for k, v in self.scores.items()}}
 
 
+def read_bank(path: Path) -> str:
+    """A bank file's text; a missing or unreadable one is a broken installation, said as such."""
+    from engine.errors import SetupError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SetupError(f"The assistant's file {path.name} is missing or unreadable ({exc.__class__.__name__}).",
+                         hint="The installation is incomplete: reinstall the app (pip install, the bundle or "
+                              "the wheelhouse).") from None
+
+
 def load_bank(path: Path = BANK) -> list[Example]:
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_bank(path).splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             raw = json.loads(line)
             if raw["kind"] in KINDS:
