@@ -270,17 +270,20 @@ def test_a_clear_vote_decides_without_the_model_and_unclear_ones_offer_few_kinds
     assert all(KINDS[k] in grammar for k in unclear.candidates)
 
 
-def test_the_router_bank_holds_no_test_split_question():
+def test_the_router_bank_and_the_worked_examples_hold_no_test_split_question():
     import json
     import re
 
+    from engine.agent.examples import BANK as EXAMPLES
     from engine.agent.router import BANK
 
     norm = lambda s: re.sub(r"\W+", " ", s.lower()).strip()  # noqa: E731
     suite = [json.loads(line) for line in (ROOT / "benchmarks" / "suite.jsonl").read_text().splitlines() if line]
+    # (the scored question of each case; an earlier turn of a test conversation may repeat a development one)
     test = {norm(c["q"] if isinstance(c["q"], str) else c["q"][-1]) for c in suite if c["split"] == "test"}
-    bank = [json.loads(line) for line in BANK.read_text().splitlines() if line.startswith("{")]
-    assert bank and not [b["q"] for b in bank if norm(b["q"]) in test]
+    for path in (BANK, EXAMPLES):
+        bank = [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
+        assert bank and not [b["q"] for b in bank if norm(b["q"]) in test], path.name
 
 
 # -- a question with several parts ---------------------------------------------------------------------------
