@@ -33,8 +33,7 @@ class Variable:
     note: str = ""  # where it comes from, with its unit
 
     def render(self) -> str:
-        text = f"{self.value:.6f}".rstrip("0").rstrip(".")
-        return f"{self.name} = {text}" + (f"  # {self.note}" if self.note else "")
+        return f"{self.name} = {plain_number(self.value)}" + (f"  # {self.note}" if self.note else "")
 
 
 @dataclass
@@ -72,14 +71,15 @@ def allowed_numbers(sources: list[str]) -> list[str]:
         except ValueError:
             continue
         if 1 <= value <= 1000:
-            plain.add(_fmt(value / 100))
+            plain.add(plain_number(value / 100))
     # Zero only where a source has it: adding or multiplying by 0 never works anything out, and a small
     # model that is unsure writes "* 0" or "answer = 0".
-    plain |= {_fmt(v) for v in UNIVERSAL_CONSTANTS if v or "0" in plain}
+    plain |= {plain_number(v) for v in UNIVERSAL_CONSTANTS if v or "0" in plain}
     return sorted(p for p in plain if re.fullmatch(r"(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?", p))
 
 
-def _fmt(value: float) -> str:
+def plain_number(value: float) -> str:
+    """A figure as Python and the calculator write it: no exponent, no trailing zeros."""
     text = f"{value:.6f}".rstrip("0").rstrip(".")
     return text or "0"
 
@@ -137,7 +137,7 @@ def substitute(calc: Calculation, known: dict[str, float]) -> str:
             if len(close) != 1:  # a name nobody declared, or one that could be either of two
                 raise KeyError(word)
             word = close[0]
-        return _fmt(round(known[word], 6))
+        return plain_number(round(known[word], 6))
 
     return re.sub(r"\b[a-z][a-z0-9_]*\b", put, expression)
 

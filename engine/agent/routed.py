@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from engine.agent.applies import Figure
-from engine.agent.calc_slot import Calculation, Variable, code_grammar, parse_code, shown_value, substitute, variable_name
+from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, plain_number, shown_value,
+                                    substitute, variable_name)
 from engine.agent.evidence import APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits, render_passages
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.loop import Agent, _REPEATS
@@ -613,7 +614,7 @@ class _Turn:
                 if missing:  # the grammar admits only sourced numbers; this is a second line of defence
                     raise ToolInputError(f"{', '.join(missing)} is in no source.")
                 result = calculator.run(calc.expression, self.agent.context)
-                calc.shown = _NAMES.sub(lambda m: _fmt_figure(known[m.group(0)]) if m.group(0) in known
+                calc.shown = _NAMES.sub(lambda m: plain_number(known[m.group(0)]) if m.group(0) in known
                                         else m.group(0), " ".join(written.split()))
                 calc.value = float(result.data["value"])
                 calc.text = shown_value(calc.value)
@@ -902,10 +903,6 @@ class _Turn:
         t.seconds = round(time.perf_counter() - self.started, 4)
         # The conversation keeps the question and the answer the model wrote; its working stays in the trace.
         self.agent.history += [{"role": "user", "content": self.question}, {"role": "assistant", "content": answer}]
-
-
-def _fmt_figure(value: float) -> str:
-    return f"{value:.6f}".rstrip("0").rstrip(".") or "0"
 
 
 def _unrepeated(text: str) -> str:

@@ -21,6 +21,7 @@ import datetime as _dt
 import hashlib
 import io
 import os
+import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -621,3 +622,19 @@ def _derive_name(df, columns: dict[str, Column], roles: dict[str, list[str]]):
     columns = {n: (col if n == label else columns[n]) for n in names}
     roles["name"] = [label]
     return df, columns
+
+
+def cell_text(value: Any) -> str:
+    """A cell as text for people and the model: empty for missing, dates as YYYY-MM-DD, whole floats
+    without ".0", other floats to at most 2 decimals, and no thousands separators (the model copies
+    figures into the calculator, which takes none: "45,500" went in as round(45, 5))."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if hasattr(value, "strftime"):
+        try:
+            return value.strftime("%Y-%m-%d")
+        except ValueError:
+            return ""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.2f}".rstrip("0").rstrip(".")
+    return str(value)

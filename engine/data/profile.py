@@ -14,11 +14,11 @@ look-up is in the audit log like any query.
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.data.employees import cell_text
 from engine.data.schema import hourly_value, infer_schema, part_time_value
 
 #: At most this many direct reports and columns go into the prompt; the data tool answers the rest.
@@ -92,16 +92,7 @@ class Profile:
 
 
 def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if hasattr(value, "strftime"):
-        try:
-            return value.strftime("%Y-%m-%d")
-        except ValueError:
-            return ""
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else f"{value:.2f}".rstrip("0").rstrip(".")
-    return " ".join(str(value).split())
+    return " ".join(cell_text(value).split())
 
 
 def _plural(n: int, word: str) -> str:

@@ -81,21 +81,21 @@ def pay_period(name: str) -> str:
     return ""
 
 
-def hourly_value(value: Any) -> bool | None:
-    """Whether a pay-basis cell says "hourly" (True), "salaried" (False) or neither (None)."""
+def _says(value: Any, yes, no) -> bool | None:
+    """True where ``yes`` finds its word in a text cell, False where ``no`` does, else None."""
     if not isinstance(value, str):
         return None
-    if _HOURLY_VALUE.match(value):
-        return True
-    if _SALARY_VALUE.match(value):
-        return False
-    return None
+    return True if yes(value) else False if no(value) else None
+
+
+def hourly_value(value: Any) -> bool | None:
+    """Whether a pay-basis cell says "hourly" (True), "salaried" (False) or neither (None)."""
+    return _says(value, _HOURLY_VALUE.match, _SALARY_VALUE.match)
 
 
 def part_time_value(value: Any) -> bool | None:
     """Whether an employment-type cell says part-time (True), full-time (False) or neither (None)."""
-    if not isinstance(value, str):
-        return None
+    return _says(value, _PART_TIME.search, _FULL_TIME.search)
     if _PART_TIME.search(value):
         return True
     if _FULL_TIME.search(value):

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from engine.data.access import AccessPolicy, AuditLog, Viewer, make_viewer
-from engine.data.employees import EmployeeTable
+from engine.data.employees import EmployeeTable, cell_text
 from engine.errors import AccessDenied, ModelOutputError
 from engine.data.query import QueryResult, run_query
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
@@ -30,18 +30,7 @@ def _json_escaped_py(text: str) -> str:
 
 
 def _cell(v: Any) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    if hasattr(v, "strftime"):
-        try:
-            return v.strftime("%Y-%m-%d")
-        except ValueError:
-            return ""
-    # No thousands separators: the model copies figures from here into the calculator, which takes
-    # none (a salary shown as "45,500" went in as round(45, 5)); answers may still write 45,500.
-    if isinstance(v, float):
-        return f"{v:.2f}".rstrip("0").rstrip(".") if not v.is_integer() else str(int(v))
-    return str(v).replace("|", "\\|").replace("\n", " ")
+    return cell_text(v).replace("|", "\\|").replace("\n", " ")
 
 
 def _json_safe(v: Any) -> Any:
