@@ -2,9 +2,9 @@
 
 A handbook answers most questions in one sentence or one row of a list ("3 to 5 days off: at
 least 14 calendar days' notice"). A 1.5B model that reads four passages and writes an answer
-often takes the row above or below. So the passages are shown as numbered units (``2c``), the
-model first picks the units that answer the question, under a grammar that offers only those
-labels, and then writes the answer from them; the picked units are shown with the answer.
+often takes the row above or below. So the passages are cut into numbered units (``2c``), code
+chooses the few that answer the question (:func:`candidates`: the rows that apply first, then the
+nearest), the model writes the answer from those alone, and the ones it rests on are shown with it.
 A table row is written out with its column headings ("Years of service: 2 to 5 years; PTO per
 year: 120 hours"), so the unit says what each figure is.
 """
@@ -136,7 +136,6 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     those that do (:mod:`engine.agent.applies`); the marked ones come first, then the rest by
     embedding similarity to the question (each unit read with its heading). ``bonus``: how far a
     unit that applies moves up (0 for a calculation, where the rate matters and not the tier)."""
-    import numpy as np
 
     from engine.agent.applies import mark_units
 
@@ -159,48 +158,3 @@ def heading_of(passages: list[Passage], unit: Unit) -> str:
     """The last part of the heading the unit sits under ("2.2 Requesting PTO")."""
     passage = next((p for p in passages if p.number == unit.passage), None)
     return passage.section.split(" › ")[-1] if passage and passage.section else ""
-
-
-QUOTE_WORDS = 12  # a quote is a unit's first words: enough to tell the units apart
-
-
-def quote_prefixes(units: list[Unit]) -> dict[str, Unit]:
-    """Each unit's opening words, long enough to tell it from every other unit."""
-    out: dict[str, Unit] = {}
-    for unit in units:
-        words = unit.text.split()
-        n = min(QUOTE_WORDS, len(words))
-        prefix = " ".join(words[:n])
-        while n < len(words) and any(o is not unit and " ".join(o.text.split()).startswith(prefix) for o in units):
-            n += 4
-            prefix = " ".join(words[:n])
-        if prefix and prefix not in out:
-            out[prefix] = unit
-    return out
-
-
-def pick_grammar(units: list[Unit], most: int = 2, name: str = "root") -> str:
-    """GBNF of the pick: the model quotes the opening words of up to ``most`` units ("none" if none
-    answers), one per line after ``Quote: ``. Quoting is how a small model picks by content; a
-    label (``2c``) it picks by position."""
-    if not units:
-        return f'{name} ::= "none\\n"\n'
-    alts = " | ".join(_literal(p) for p in quote_prefixes(units))
-    more = "".join(f' ("Quote: " {name}-q "\\n"' for _ in range(most - 1)) + ")?" * (most - 1)
-    return "\n".join([f'{name} ::= ({name}-q "\\n"{more} | "none\\n")', f"{name}-q ::= {alts}"]) + "\n"
-
-
-def _literal(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def parse_pick(text: str, units: list[Unit]) -> list[Unit]:
-    """The units the quotes name, in the order given, each once."""
-    prefixes = quote_prefixes(units)
-    out: list[Unit] = []
-    for line in text.splitlines():
-        line = line.removeprefix("Quote: ").strip()
-        unit = prefixes.get(line)
-        if unit is not None and unit not in out:
-            out.append(unit)
-    return out

@@ -922,11 +922,6 @@ def _gbnf_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _two_lines(first: str, second_label: str, second: str) -> str:
-    """Two slot lines in one call: rule ``a``'s value, then ``second_label`` and rule ``b``'s value."""
-    return f'root ::= a "{second_label}" b\n' + first + second
-
-
 def _answer_grammar(forms: set[str], citations: int, lines: int) -> str:
     """The answer's grammar: numbers only from the sources; ``[`` only in a citation of a passage shown."""
     from engine.tools.answer_grammar import grounded_answer_rules
