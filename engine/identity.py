@@ -22,7 +22,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from engine.errors import DataFileError, IdentityError
+from engine.errors import DataFileError, HRAssistantError, IdentityError
 from engine.data.employees import EmployeeTable, normalise_name
 
 
@@ -132,13 +132,14 @@ def resolve_identity(data_tool, requested: str = "", *, site=None, personas: boo
     own_is_hr = own is not None and make_viewer(table, own_key, data_tool.policy).role == "hr"
     choose = bool(data_tool.demo or site.kiosk or own_is_hr or (personas and not site.active))
     requested = (requested or "").strip()
+    row, unclear = None, None
     if requested:
-        row = find_user_row(table, requested)
+        try:
+            row = find_user_row(table, requested)
+        except HRAssistantError as exc:  # two people of that name: said below, to those who may choose
+            unclear = exc
         if own is not None and row == own:
             requested = ""  # asking to be yourself
-        elif row is None and not (data_tool.demo or site.kiosk or personas):
-            raise IdentityError(f"There is no employee '{requested}' in the employee data.",
-                                hint="Check the spelling; the employee id or e-mail address also works.")
     if requested:
         how = ""
         if data_tool.demo:
@@ -153,6 +154,13 @@ def resolve_identity(data_tool, requested: str = "", *, site=None, personas: boo
             raise IdentityError(
                 f"You are signed in as {own_name or account}; only HR staff can view the assistant as another "
                 "employee.", hint="The assistant always answers as the account you signed in to the computer with.")
+        # Only now, to someone who may choose, whether the name exists: anyone else gets the same answer for a
+        # colleague's name and a made-up one, so --user is no way to find out who works here.
+        if unclear is not None:
+            raise unclear
+        if row is None and how == "view-as":
+            raise IdentityError(f"There is no employee '{requested}' in the employee data.",
+                                hint="Check the spelling; the employee id or e-mail address also works.")
         viewer = make_viewer(table, requested, data_tool.policy)
         return Identity(account=account, user=requested, name=viewer.name, how=how,
                         view_as=viewer.name if how == "view-as" else "", can_choose=True)

@@ -122,9 +122,10 @@ def system_site_files() -> list[Path]:
 def admin_only_problem(path: Path) -> str:
     """Why ``path`` could have been written by someone other than an administrator ('' if it could not)."""
     if sys.platform == "win32":
-        # %ProgramData% and Program Files are writable only by administrators unless IT changed
-        # their ACLs; an ACL audit is the installer's job (documented in README).
-        return ""
+        # %ProgramData% lets standard users add files and folders: owner and DACL are checked as here.
+        from engine.winacl import windows_admin_only_problem
+
+        return windows_admin_only_problem(path)
     try:
         target = path.resolve(strict=True)
     except (OSError, RuntimeError) as exc:
@@ -143,9 +144,19 @@ def admin_only_problem(path: Path) -> str:
 
 
 def find_site_file() -> Path | None:
+    """The site file in force: the first system place where anything is, else ``$HR_ASSISTANT_SITE_FILE``.
+
+    Fails closed: a dangling link, or a folder the account may not look into, counts as a site file
+    (which :func:`load_site` then refuses, naming the path), never as "no site file"; once a system
+    place has anything, no variable a user sets is read."""
     for path in system_site_files():
-        if path.exists():
-            return path
+        try:
+            os.lstat(path)  # (exists() follows links and says False for a dangling one, or on EACCES)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return path  # cannot look: something may be there
+        return path
     override = os.environ.get(SITE_ENV)
     return Path(override) if override else None
 

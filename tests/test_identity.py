@@ -23,7 +23,7 @@ from engine.identity import account_keys, find_account_row, os_account
 from engine.data.query import run_query
 from engine.model.scripted import ScriptedBackend
 from engine.settings import Settings, load_settings, save_settings
-from engine.site import load_site
+from engine.site import find_site_file, load_site
 
 from tests.conftest import REFERENCE, ROOT
 
@@ -112,6 +112,16 @@ def test_user_option_cannot_make_an_employee_someone_else(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1 and "only HR staff can view the assistant as another employee" in err
     assert "70000" not in err
+
+
+@pytest.mark.parametrize("name", ["Tom Berg", "Nobody Atall", "Priya"])
+def test_user_option_says_the_same_for_a_colleague_and_a_made_up_name(tmp_path, capsys, name):
+    """--user is no way for an employee to find out who works here (or that two people share a name)."""
+    path = company(tmp_path)
+    code = main(["data", "len(df)", "--user", "Priya Raman", "--employees", str(path)])
+    reference = capsys.readouterr().err
+    code2 = main(["data", "len(df)", "--user", name, "--employees", str(path)])
+    assert code == code2 == 1 and capsys.readouterr().err == reference
 
 
 def test_a_persona_in_settings_json_is_ignored_off_the_sample(tmp_path, capsys):
@@ -228,6 +238,69 @@ def test_a_damaged_site_file_stops_the_app_with_a_clear_error(site_file, capsys,
     site_file(text)
     assert main(["whoami"]) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_a_dangling_link_at_the_system_place_fails_closed(tmp_path, monkeypatch, site_file, capsys):
+    """A link to nowhere where the site file belongs is no "no site file": the app stops, naming it,
+    and a site file the user points the variable at is not read instead."""
+    elsewhere = site_file("[site]\nkiosk = true\n")  # sets HR_ASSISTANT_SITE_FILE, as a user could
+    system = tmp_path / "etc" / "site.toml"
+    system.parent.mkdir()
+    system.symlink_to(tmp_path / "gone.toml")
+    monkeypatch.setattr("engine.site.system_site_files", lambda: [system])
+    assert find_site_file() == system != elsewhere
+    with pytest.raises(SiteFileError, match="not trusted: it cannot be resolved"):
+        load_site()
+    assert main(["whoami"]) == 2
+    err = capsys.readouterr().err
+    assert str(system) in err and "Traceback" not in err
+
+
+def test_a_site_place_that_cannot_be_looked_at_counts_as_a_site_file(tmp_path, monkeypatch, site_file):
+    site_file("[site]\nkiosk = true\n")  # the variable a user could set: never read once the system place is unclear
+    system = tmp_path / "etc" / "site.toml"
+    real_lstat = os.lstat
+
+    def lstat(path, *a, **k):
+        if str(path) == str(system):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_lstat(path, *a, **k)
+
+    monkeypatch.setattr("engine.site.system_site_files", lambda: [system])
+    monkeypatch.setattr(os, "lstat", lstat)
+    assert find_site_file() == system
+    with pytest.raises(SiteFileError, match="not trusted"):
+        load_site()
+
+
+def _runs_as_nobody() -> bool:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return False
+    try:
+        return subprocess.run([sys.executable, "-c", "pass"], user=65534, timeout=60).returncode == 0
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _runs_as_nobody(), reason="needs root, and a Python another account may run")
+def test_a_site_folder_the_account_cannot_look_into_fails_closed(tmp_path):
+    """IT made the site folder 0700: an employee's app stops with the path, it does not run single-user."""
+    folder = tmp_path / "etc-hr-assistant"
+    folder.mkdir()
+    (folder / "site.toml").write_text("[site]\nkiosk = false\n")
+    folder.chmod(0o700)
+    tmp_path.chmod(0o755)
+    tmp_path.parent.chmod(0o755)  # (pytest's own folders are 0700; the test is about the site folder)
+    script = (
+        "import sys\nfrom pathlib import Path\nimport engine.site as s\n"
+        f"s.system_site_files = lambda: [Path({str(folder / 'site.toml')!r})]\n"
+        "from engine.cli import main\nsys.exit(main(['whoami']))\n")
+    env = {k: v for k, v in os.environ.items() if k != "HR_ASSISTANT_SITE_FILE"}
+    env["HOME"] = str(tmp_path)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          user=65534, timeout=120)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "etc-hr-assistant" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_env_var_cannot_switch_a_system_site_file_off(tmp_path, monkeypatch, site_file):

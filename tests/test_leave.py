@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 import datetime as dt
 import json
 
@@ -125,6 +128,9 @@ def test_export_is_csv_that_no_spreadsheet_runs(tool, tmp_path):
     text = tool.desk.store.export_csv()
     assert text.splitlines()[0].startswith("id,employee,leave_type,start,end,day_count")
     assert "'=HYPERLINK(1)" in text and data is not None
+    rows = list(csv.DictReader(io.StringIO(text)))
+    empty = [k for k, v in rows[0].items() if v in ("", "'")]
+    assert empty and all(rows[0][k] == "" for k in empty)  # an empty cell stays empty, not "'"
 
 
 def test_the_agent_prepares_but_cannot_submit(tool):

@@ -221,3 +221,60 @@ def test_a_leave_request_takes_its_days_from_the_question_not_the_model(embedder
     [request] = leave.desk.pending()
     assert (request.start, request.end, request.day_count) == ("2027-07-14", "2027-07-16", 3)
     assert leave.desk.store.list(None) == []  # prepared, not submitted
+
+
+def test_a_calculation_whose_units_do_not_fit_is_refused_and_written_again(tools, embedder):
+    question = "How much would I get if I cashed out 10 vacation days?"
+    agent, backend = make(tools, embedder, ["answer = annual_salary * vacation_days_remaining * asked_days\n",
+                                            "daily_rate = annual_salary / 260\nanswer = daily_rate * asked_days\n",
+                                            "You would get 1769.23 [1]."], bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    calcs = [s for s in trace.steps if s.action == "calculator"]
+    assert not calcs[0].ok and "cannot be right: its units do not fit" in calcs[0].observation
+    assert [c.observation for c in calcs[1:]] == ["46000 / 260 = 176.92", "(46000 / 260) * 10 = 1769.23"]
+    assert "Write the lines again" in backend.prompts[1] and "1769.23" in trace.answer
+    assert "3680000" not in trace.answer
+
+
+def test_a_chain_whose_answer_fails_twice_leaves_no_figure_to_state(tools, embedder):
+    question = "How much would I get if I cashed out 10 vacation days?"
+    wrong = "daily_rate = annual_salary / 260\nanswer = daily_rate * annual_salary\n"  # money times money
+    agent, backend = make(tools, embedder, [wrong, wrong], bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert [c.ok for c in trace.steps if c.action == "calculator"] == [True, False, True, False]
+    # The first line's 176.92 was worked out, but the chain it belongs to failed: code says so, no model call
+    # is asked for a figure, and the rule is quoted.
+    assert trace.llm_calls == 2 and "176.92" not in trace.answer and "Worked out" not in trace.answer
+    assert trace.answer.startswith("I could not work this figure out reliably") and "\n\n> " in trace.answer
+
+
+def test_a_later_part_that_combines_earlier_results_is_a_calculation_by_code(tools, embedder):
+    question = "What are the annual salaries of Grace Mwangi and Ivan Petrov, and what do they add up to?"
+    outputs = ['my direct reports\nFilter: "full_name" is one of "Grace Mwangi", "Ivan Petrov"\n'
+               'Result: list of "annual_salary_usd"\n',
+               "answer = grace_mwangi_annual_salary_usd + ivan_petrov_annual_salary_usd\n",
+               "Grace Mwangi earns 58000 and Ivan Petrov 45500.", "Together they earn 103500."]
+    agent, backend = make(tools, embedder, outputs, user="Søren Dahl",
+                          bank=[("Who is on my team?", "my_team"), ("What do 3 and 4 add up to?", "company")])
+    trace, _ = answer_of(agent, question)
+    assert [(r["kind"], r["by"]) for r in trace.route] == [("my_team", "code"), ("calculation", "code")]
+    assert "grace_mwangi_annual_salary_usd = 58000" in backend.prompts[1]
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["58000 + 45500 = 103500"]
+    assert "2. Together they earn 103500." in trace.answer
+
+
+@pytest.mark.parametrize("question, applying, reply", [
+    ("Can I use my PTO days right now?",
+     ["PTO accrues during the introductory period, but it cannot be used until the 90 days are completed."], "No"),
+    ("Am I eligible to cash out PTO?",
+     ["Employees who have completed the introductory period may cash out up to 40 hours of unused PTO."], "Yes"),
+    ("May I take annual leave now?", ["Employees on probation may not take annual leave until probation ends."], "No"),
+    ("How many PTO days can I use?", ["PTO cannot be used until the 90 days are completed."], ""),  # no yes/no
+    ("Can I use my PTO days right now?", [], ""),  # no rule applies: the model reads
+    ("Can I use my PTO days right now?", ["Rule one may apply.", "Rule two cannot."], ""),  # two: unclear
+    ("Can Ana use her PTO?", ["PTO cannot be used until the 90 days are completed."], ""),  # not about me
+])
+def test_a_yes_no_question_is_settled_by_the_one_rule_that_applies(question, applying, reply):
+    from engine.agent.routed import decided_reply
+
+    assert decided_reply(question, applying) == reply

@@ -43,6 +43,7 @@ from engine.agent.slots import SlotGrammar, cut_ties
 from engine.agent.steps import (ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                                 Step, ThoughtStep, Trace, TraceStep)
 from engine.agent.turn_format import format_observation, neutralise
+from engine.agent.units import line_problem, pay_ceiling, unit_of
 from engine.errors import AccessDenied, Cancelled, HRAssistantError, SetupError, ToolInputError
 from engine.model.backend import Generation
 
@@ -73,6 +74,9 @@ _PART_SPLIT = re.compile(
     r"are|am|will|would|should|may)\b)", re.I)
 _ANAPHORA = re.compile(r"^\s*(and|also|what about|how about|then|so)\b|\b(them|those|that|it|this|these|he|she|his|"
                        r"her|they|their)\b", re.I)
+#: A later part that combines what the parts before it found ("what do they add up to?").
+_COMBINE = re.compile(r"\b(add(s|ed)? up|sum|total|combined|together|altogether|in all|difference|differ|"
+                      r"(more|less|fewer) than|average|ratio)\b", re.I)
 #: A question that asks for figures per group ("per department", "by team", "each", "which department has").
 _BREAKDOWN = re.compile(r"\b(per|each|every|by|breakdown|broken down|which (department|team|division|unit|location|"
                         r"group|site))\b", re.I)
@@ -133,11 +137,16 @@ class Part:
     def kind(self) -> str:
         return self.route.kind if self.route else "other"
 
+    def worked(self) -> list[Calculation]:
+        """The calculation's lines, when its last line (the answer) was worked out; else none."""
+        if not self.calculations or self.calculations[-1].error:
+            return []
+        return [c for c in self.calculations if not c.error]
+
     def key_figures(self) -> list[str]:
         """Figures the answer must state for this part (checked, not hoped for)."""
-        done = [c for c in self.calculations if not c.error]
-        if done:
-            return [done[-1].text]
+        if self.worked():
+            return [self.calculations[-1].text]
         if self.data_value:
             return [v for v in self.data_value.split(", ") if v]
         return []
@@ -381,7 +390,11 @@ class _Turn:
         vote = a.router.vote(text, allowed)
         follow_up = bool(a.history and _ANAPHORA.search(part.text) and not several)
         named = self._named_people(f"{self._last_question()} {part.text}" if follow_up else part.text)
-        if named and any(k in vote.candidates for k in ("company", "my_team", "my_data")):
+        if several and part.number > 1 and _ANAPHORA.search(part.text) and _COMBINE.search(part.text) \
+                and "calculation" in allowed:
+            # "…, and what do they add up to?": arithmetic on what the parts before it found, nothing to look up.
+            route = Route("calculation", "code", vote.candidates, vote.scores)
+        elif named and any(k in vote.candidates for k in ("company", "my_team", "my_data")):
             # Someone else is named: their data, which the access layer decides on (a report's is the team's).
             reports = {row[0] for row in a.profile.reports}
             kind = "my_team" if "my_team" in allowed and all(n in reports for n in named) else "company"
@@ -577,7 +590,7 @@ class _Turn:
             text = yield from self.call(header, code_grammar(variables, sources), SLOT_TOKENS)
             self.partial += "```\n"
             yield from self._run_code(part, parse_code(text), variables, sources)
-            if attempt or not part.calculations or any(not c.error for c in part.calculations):
+            if attempt or not part.calculations or not part.calculations[-1].error:
                 return
             self.tell("Write the lines again, with the variables above and the figures of the policy only.")
 
@@ -596,7 +609,10 @@ class _Turn:
         if not calculations or calculator is None:
             return
         known = {v.name: v.value for v in variables}
+        units = {v.name: unit_of(v) for v in variables}
+        ceiling = pay_ceiling(variables)
         expressions: dict[str, str] = {}
+        kept = (len(self.results), len(part.sources))
         for calc in calculations:
             t0 = time.perf_counter()
             try:
@@ -617,6 +633,9 @@ class _Turn:
                 calc.shown = _NAMES.sub(lambda m: plain_number(known[m.group(0)]) if m.group(0) in known
                                         else m.group(0), " ".join(written.split()))
                 calc.value = float(result.data["value"])
+                problem, units[calc.name] = line_problem(calc.code, units, calc.value, ceiling)
+                if problem:  # worked out faithfully, yet no figure the question could want: written again
+                    raise ToolInputError(f"{calc.name} = {calc.value:,.2f} cannot be right: {problem}.")
                 calc.text = shown_value(calc.value)
                 expressions[calc.name] = calc.expression
                 observation, ok = f"{calc.expression} = {calc.text}", True
@@ -632,7 +651,9 @@ class _Turn:
                 self.results.append(f"{calc.name} = {observation}")
                 part.sources.append(f"{calc.name} = {observation}")
         part.calculations = calculations
-        done = [c for c in calculations if not c.error]
+        done = part.worked()
+        if not done:  # a chain whose answer failed: its first steps are no figure the answer may state
+            del self.results[kept[0]:], part.sources[kept[1]:]
         if done:
             self.part_values.append((part.number, done[-1].value))
             part.summary = f"The result is {done[-1].text}."
@@ -812,6 +833,13 @@ class _Turn:
     def _answer_part(self, part: Part, count: int) -> Iterator[Step]:
         a = self.agent
         sources = self._part_sources(part)
+        if part.kind in ("policy_calc", "my_calc", "calculation") and part.calculations and not part.worked():
+            # The calculation was refused twice (units that do not fit, an impossible amount): a model asked
+            # to answer anyway glues figures together ("$1, 90, 01"). Code says so, and the rule is quoted.
+            self.trace.checks.append(f"part {part.number}: no calculation could be worked out; said so")
+            text = NOT_WORKED_OUT + (" The rule it depends on is quoted below." if part.picked else "")
+            yield AnswerToken(text)
+            return text, sources
         citations = max((u.passage for u in part.picked), default=0)
         cite = " Cite the policy as [n]." if citations else ""
         if part.kind == "small_talk":
@@ -826,10 +854,21 @@ class _Turn:
         summary = part.summary
         if summary:
             ask = f"{summary}\n{ask}"
+        # A yes/no question about me that the one rule code found to apply settles: its yes or no is code's.
+        opening = decided_reply(part.text, [u.text for u in part.picked if u.label in part.applies])
+        if opening:
+            self.trace.checks.append(f"part {part.number}: the rule that applies says {opening.lower()}")
+            ask = ask.replace("Now answer", f"The sentence marked 'this applies to you' decides it: {opening}. Now answer")
         self.tell(ask)
         grammar = _answer_grammar(number_forms(sources), citations, 3 if count == 1 else 1)
-        written = yield from self.call("", grammar, min(ANSWER_TOKENS, a.max_tokens), stream=True, stop=ANSWER_STOPS)
-        return _unrepeated(written.strip()), sources
+        header = f"{opening}, " if opening else ""
+        if header:
+            yield AnswerToken(header)
+        written = yield from self.call(header, grammar, min(ANSWER_TOKENS, a.max_tokens), stream=True,
+                                       stop=ANSWER_STOPS)
+        # (the marks code put on the offered sentences are for the model, not for the answer it copies them into)
+        written = re.sub(r"\s*\(this applies to you: [^)]*\)", "", written)
+        return _unrepeated(header + written.strip()), sources
 
     def _missing_figures(self, parts: list[Part], answer: str) -> str:
         """Every part's figure must be in the answer: a missing one is added by code, with its working."""
@@ -841,7 +880,7 @@ class _Turn:
             for figure in p.key_figures():
                 if figure in stated or figure.lower() in answer.lower():
                     continue
-                done = [c for c in p.calculations if not c.error]
+                done = p.worked()
                 lines.append(f"Worked out: {done[-1].expression} = {done[-1].text}." if done else f"{figure}.")
                 self.trace.checks.append(f"part {p.number}: the answer left out {figure}; added")
         return answer + "\n" + "\n".join(lines) if lines else answer
@@ -889,7 +928,7 @@ class _Turn:
         self.trace.evidence = [{"label": u.label, "text": u.text, "passage": u.passage} for u in units]
         lines = [f"> {u.text.lstrip('-*• ')} [{u.passage}]" for u in units]
         for p in parts:  # every calculated figure with its working, as the calculator did it
-            done = [c for c in p.calculations if not c.error]
+            done = p.worked()
             if done:
                 label = f"Worked out (part {p.number})" if len(parts) > 1 else "Worked out"
                 lines.append(f"> {label}: " + "; ".join(
@@ -905,6 +944,30 @@ class _Turn:
         self.agent.history += [{"role": "user", "content": self.question}, {"role": "assistant", "content": answer}]
 
 
+NOT_WORKED_OUT = "I could not work this figure out reliably from the policy and your record, so I give none; HR can."
+#: A question about the asker that a yes or a no answers ("Can I use my PTO now?", "Am I eligible for …?").
+_YES_NO = re.compile(r"^\s*(can|may|could|am|do|does|will|is|are|should|must|would|have|has)\b(?=.*\b(i|my|me)\b)",
+                     re.I)
+_DENIES = re.compile(r"\b(cannot|can ?not|can't|may not|must not|is not|are not|isn't|aren't|not (be )?(eligible|"
+                     r"allowed|permitted|entitled|available|used|taken|paid)|no longer|ineligible|not until)\b", re.I)
+_GRANTS = re.compile(r"\b(may|can|is eligible|are eligible|is entitled|are entitled|qualif(y|ies)|is allowed|"
+                     r"are allowed|is permitted|are permitted)\b", re.I)
+
+
+def decided_reply(question: str, applying: list[str]) -> str:
+    """"Yes" or "No" where a yes/no question about the asker is settled by the one rule code found to
+    apply to them (a rule that says "cannot … until the 90 days are completed" to someone at day 84
+    is a no), else "". A small model reads "this applies to you" and still answers yes."""
+    if not _YES_NO.search(question) or len(applying) != 1:
+        return ""
+    rule = applying[0]
+    if _DENIES.search(rule):
+        return "No"
+    if _GRANTS.search(rule):
+        return "Yes"
+    return ""
+
+
 def _unrepeated(text: str) -> str:
     """The answer without lines it already wrote (a small model can loop on a line)."""
     seen: set[str] = set()
@@ -914,6 +977,11 @@ def _unrepeated(text: str) -> str:
         if key and key in seen:
             continue
         seen.add(key)
+        sentences = re.split(r"(?<=[.!?])\s+", line.strip())
+        keys = [" ".join(x.split()).casefold() for x in sentences]
+        if len(set(keys)) < len(keys):
+            # A sentence said twice: the model is going round in circles; what it said first is the answer.
+            line = " ".join(sentences[:2])
         out.append(line)
     return "\n".join(out).strip()
 

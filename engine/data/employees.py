@@ -17,6 +17,7 @@ guess; one that a user could have written may not make a pay column public::
 from __future__ import annotations
 
 import csv
+import errno
 import datetime as _dt
 import hashlib
 import io
@@ -138,12 +139,27 @@ MAX_FILE_BYTES = 200 * 1024 * 1024
 MAX_XLSX_UNPACKED = 400 * 1024 * 1024
 
 
+def _shown(path: Path) -> str:
+    """A path as a message names it (a 5,000-character path would bury the message)."""
+    text = str(path)
+    return text if len(text) <= 120 else f"{text[:50]}…{text[-60:]}"
+
+
 def _check_size(path: Path) -> None:
+    """Refuse what is no plain file of a plausible size, before a byte is read: a device (/dev/zero
+    never ends), a FIFO (blocks forever), a folder, an oversized file."""
+    import stat as _stat
+
     try:
-        size = path.stat().st_size
+        info = path.stat()
     except OSError as exc:
-        raise DataFileError(f"The employee file {path} cannot be read: {exc.strerror}.",
+        reason = "the path is too long" if exc.errno == errno.ENAMETOOLONG else (exc.strerror or str(exc))
+        raise DataFileError(f"The employee file {_shown(path)} cannot be read: {reason}.",
                             hint="Check the path and that your account may read it.") from exc
+    if not _stat.S_ISREG(info.st_mode):
+        raise DataFileError(f"{_shown(path)} is not a file (a folder, device or pipe).",
+                            hint="Choose the employee list itself (a CSV or XLSX file).")
+    size = info.st_size
     if size > MAX_FILE_BYTES:
         raise DataFileError(f"{path.name} is {size / 1024**2:.0f} MB, more than an employee list of "
                             f"{MAX_ROWS:,} rows (at most {MAX_FILE_BYTES // 1024**2} MB).",
@@ -153,10 +169,15 @@ def _check_size(path: Path) -> None:
 def _read_bytes(path: Path) -> bytes:
     _check_size(path)
     try:
-        return path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)  # a file that grows after the check is still bounded
     except OSError as exc:
-        raise DataFileError(f"The employee file {path} cannot be read: {exc.strerror}.",
+        raise DataFileError(f"The employee file {_shown(path)} cannot be read: {exc.strerror}.",
                             hint="Check the path and that your account may read it.") from exc
+    if len(raw) > MAX_FILE_BYTES:
+        raise DataFileError(f"{path.name} is more than {MAX_FILE_BYTES // 1024**2} MB.",
+                            hint="Check that this is the employee list; split a larger one.")
+    return raw
 
 
 def _read_csv_rows(path: Path, raw: bytes | None = None) -> list[list[str]]:
@@ -232,6 +253,9 @@ def _read_xlsx_rows(path: Path) -> list[list[str]]:
                  for v in values]
         if any(c.strip() for c in cells):
             rows.append([c.strip() for c in cells])
+            if len(rows) > MAX_ROWS + 1:  # counted while streaming, as for CSV (+1: the header)
+                wb.close()
+                raise DataFileError(f"{path.name} has more than {MAX_ROWS} rows.", hint="Split the file.")
     wb.close()
     if rows:
         width = max(i + 1 for i, c in enumerate(rows[0]) if c) if any(rows[0]) else 0
@@ -486,8 +510,12 @@ _IDENTITY_ROLES = ("name", "employee_id", "email", "username", "manager", "depar
 def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) -> EmployeeTable:
     """Read an employee file; raise :class:`DataFileError` with the line and the problem if it is malformed."""
     path = Path(path).expanduser()
-    if not path.exists():
-        raise DataFileError(f"The employee file {path} does not exist.",
+    try:
+        exists = path.exists()
+    except OSError:  # a path too long to look up: the size check below names it
+        exists = True
+    if not exists:
+        raise DataFileError(f"The employee file {_shown(path)} does not exist.",
                             hint="Choose the employee file in Settings or pass --employees FILE.")
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm"):

@@ -31,6 +31,7 @@ MAX_GROUP_KEYS = 3
 HINT_MAX_VALUES = 5000  # more distinct values: the hint only matches case-insensitively (vectorised)
 MAX_LIST = 100
 MAX_STRING = 200
+MAX_DIGITS = 15  # round(): a float has 15-17 significant digits
 
 AGGREGATES = {"mean", "sum", "min", "max", "count", "median", "nunique", "std"}
 FRAME_METHODS = {"head": {"n"}, "tail": {"n"}, "sort_values": {"by", "ascending"}, "groupby": {"by"},
@@ -300,10 +301,12 @@ class Interpreter:
             if isinstance(x, (pd.Series, list, str)):
                 return len(x)
             raise _err("len() counts rows of df, a column or a list.")
+        digits = self._digits(args[1]) if name == "round" and len(args) == 2 else 0
         if isinstance(x, pd.Series):
-            return x.round(int(args[1]) if len(args) == 2 else 0) if name == "round" else x.abs()
+            return x.round(digits) if name == "round" else x.abs()
         if isinstance(x, (int, float)) and not isinstance(x, bool):
-            return round(x, int(args[1])) if name == "round" and len(args) == 2 else (round(x) if name == "round" else abs(x))
+            # (Python's round(n, -10**8) works through a hundred-million-digit power of ten: bounded here.)
+            return (round(x, digits) if len(args) == 2 else round(x)) if name == "round" else abs(x)
         raise _err(f"{name}() takes a number or a numeric column.")
 
     def _call_method(self, m: _Method, args, kwargs):
@@ -375,7 +378,7 @@ class Interpreter:
                 return s.between(self._comparable(s, lo), self._comparable(s, hi))
             if name == "round":
                 self._numeric(s, "round")
-                return s.round(self._int(args[0] if args else kwargs.get("decimals", 0)))
+                return s.round(self._digits(args[0] if args else kwargs.get("decimals", 0)))
             if name == "abs":
                 self._numeric(s, "abs")
                 return s.abs()
@@ -452,6 +455,12 @@ class Interpreter:
     def _int(v) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 1000:
             raise _err("Expected a whole number between 0 and 1000.")
+        return v
+
+    @staticmethod
+    def _digits(v) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not -MAX_DIGITS <= v <= MAX_DIGITS:
+            raise _err(f"round() takes a whole number of digits between -{MAX_DIGITS} and {MAX_DIGITS}.")
         return v
 
     @staticmethod

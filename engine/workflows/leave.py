@@ -214,7 +214,9 @@ def requests_csv(rows: list[dict]) -> str:
     writer.writeheader()
     for row in rows:
         # A cell that starts like a formula is written as text, so a spreadsheet never runs it.
-        writer.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@" else v) for k, v in row.items()})
+        # ("" in "=+-@" is true: an empty cell must stay empty, not become "'".)
+        writer.writerow({k: ("'" + v if isinstance(v, str) and v and v[0] in "=+-@\t\r" else v)
+                         for k, v in row.items()})
     return out.getvalue()
 
 

@@ -108,11 +108,15 @@ class Condition:
         return f"{label} is {'not ' if self.op == '!=' else ''}{self.value}"
 
 
-def _value(raw: str, where: str, text: str) -> Any:
+def _value(raw: str, where: str, text: str, nested: bool = False) -> Any:
     raw = raw.strip()
     if raw.startswith("[") and raw.endswith("]"):
+        if nested:  # a condition compares with values, never with lists of lists (nor a thousand levels of them)
+            shown = text if len(text) <= 60 else text[:57] + "..."
+            raise DataFileError(f"{where}: the condition {shown!r} has a list inside a list.",
+                                hint='Write one list of values: contract in ["permanent", "fixed-term"].')
         items = [item.strip() for item in _split_list(raw[1:-1]) if item.strip()]
-        return [_value(item, where, text) for item in items]
+        return [_value(item, where, text, nested=True) for item in items]
     if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'" and raw[0] not in raw[1:-1]:
         return raw[1:-1]
     if _NUMBER.match(raw):

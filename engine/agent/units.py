@@ -1,0 +1,129 @@
+"""A plausibility check on a calculation line, by units, before its result is stated.
+
+A small model that writes ``annual_salary / 260 * (years_of_service + 1/12) * vacation_days`` gets
+a number the calculator works out faithfully and the answer then states ("you will receive
+$39,900"). Code knows the unit of every declared figure (its column says per year, hours, days),
+so it can tell that money times a length of time times a number of days is no amount of money, and
+that a payout of more than ten years of the person's pay is no payout. Such a line is
+refused with the reason, so the model writes it again; the policy's own constants (260, 1/12) carry
+no unit and are never held against a line.
+
+A unit is ``(money, time)`` exponents: any amount of pay is money ``(1, 0)`` (its period is what the
+policy's constants convert), a balance in days or hours or a length of service is time ``(0, 1)``,
+a count or a share ``(0, 0)``; ``None`` is a figure of unknown unit, which nothing is checked
+against. Money times money, or two lengths of time multiplied (service years times vacation days),
+is no figure an HR question asks for.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from engine.agent.calc_slot import Variable
+
+Unit = tuple[int, int] | None
+
+_PAY_NAMES = {"annual_salary", "monthly_salary", "hourly_rate", "weekly_pay", "monthly_pay", "annual_pay",
+              "daily_rate", "overtime_rate", "per_day", "per_hour", "rate"}
+_MONEY = re.compile(r"salar|\bpay\b|wage|rate|earn|bonus|stipend|allowance|budget|\b(usd|gbp|eur|php|inr|cad|aud)\b"
+                    r"|[$£€]|dollar|pound|euro", re.I)
+_TIME = re.compile(r"\b(hours?|hrs|days?|weeks?|months?|years?)\b|_(hours?|hrs|days?|weeks?|months?|years?)\b|service",
+                   re.I)
+#: How many years of a person's pay a figure about them may come to before it is no longer plausible.
+PAY_YEARS = 10
+
+
+def unit_of(variable: Variable) -> Unit:
+    """The unit of a declared figure, from its name and note; None where neither says."""
+    text = f"{variable.name.replace('_', ' ')} {variable.note}"
+    if variable.name in _PAY_NAMES or _MONEY.search(text):
+        # Money, whatever its period: a salary divided by 2080 hours is a rate, a daily rate times days an
+        # amount, and the policy's constants (260, 12) that turn one into the other carry no unit.
+        return (1, 0)
+    if _TIME.search(text) or _TIME.search(variable.name):
+        return (0, 1)
+    if re.search(r"\bfte\b|percent|share|count|number of", text, re.I):
+        return (0, 0)
+    return None
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def _unit(node: ast.AST, units: dict[str, Unit]) -> Unit:
+    if isinstance(node, ast.Expression):
+        return _unit(node.body, units)
+    if isinstance(node, ast.Constant):
+        return (0, 0)
+    if isinstance(node, ast.Name):
+        return units.get(node.id)
+    if isinstance(node, ast.UnaryOp):
+        return _unit(node.operand, units)
+    if isinstance(node, ast.Call):  # round, min, max, abs: the unit of their figures
+        args = [_unit(a, units) for a in node.args[:1] if not isinstance(a, ast.Constant)] or [None]
+        known = [_unit(a, units) for a in node.args if not isinstance(a, ast.Constant)]
+        known = [u for u in known if u is not None]
+        return known[0] if known else args[0]
+    if isinstance(node, ast.BinOp):
+        left, right = _unit(node.left, units), _unit(node.right, units)
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            # A bare constant added (years + 1/12) takes the other side's unit.
+            if isinstance(node.left, ast.Constant) or left is None:
+                return right
+            if isinstance(node.right, ast.Constant) or right is None:
+                return left
+            if left[0] != right[0]:  # money and days; a salary and a bonus may differ in time, not in money
+                raise _Mismatch("adds money to what is not money")
+            return left
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Mult):
+            return (left[0] + right[0], left[1] + right[1])
+        if isinstance(node.op, ast.Div):
+            return (left[0] - right[0], left[1] - right[1])
+        return None
+    return None
+
+
+def line_problem(code: str, units: dict[str, Unit], value: float, ceiling: float | None = None) -> tuple[str, Unit]:
+    """Why a worked-out line is no plausible figure ("" if it is), and the unit of its result.
+
+    ``code`` is the line as written (``answer = daily_rate * asked_days``), ``units`` the unit of
+    each name it may use, ``value`` its result; ``ceiling`` is the most money a figure about this
+    person can be (some years of their pay), where their pay is known."""
+    written = code.partition(" = ")[2]
+    try:
+        tree = ast.parse(written.strip(), mode="eval")
+        unit = _unit(tree, units)
+    except _Mismatch as exc:
+        return f"it {exc}", None
+    except SyntaxError:
+        return "", None
+    if unit is not None:
+        money, time = unit
+        if money not in (0, 1) or abs(time) > 1:
+            return "its units do not fit (" + _describe(unit) + ")", unit
+    if ceiling and (unit is None or unit[0] == 1) and abs(value) > ceiling:
+        return f"{value:,.2f} is more than {PAY_YEARS} years of your pay", unit
+    return "", unit
+
+
+def pay_ceiling(variables: list[Variable]) -> float | None:
+    """The most money a calculation about one person can come to: :data:`PAY_YEARS` years of their pay."""
+    per_year = {"annual_salary": 1, "monthly_salary": 12, "hourly_rate": 2080}
+    for v in variables:
+        if v.name in per_year and v.value > 0:
+            return PAY_YEARS * v.value * per_year[v.name]
+    return None
+
+
+def _describe(unit: tuple[int, int]) -> str:
+    money, time = unit
+    parts = []
+    if money:
+        parts.append("money" + (f"^{money}" if money != 1 else ""))
+    if time:
+        parts.append(("times " if money else "") + "time" + (f"^{time}" if time != 1 else ""))
+    return " ".join(parts) or "a plain number"

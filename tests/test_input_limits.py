@@ -1,0 +1,102 @@
+"""Inputs that used to hang or end in a traceback end in a clear message, quickly."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+import time
+
+import pytest
+
+from engine.data import employees
+from engine.data.access import make_viewer
+from engine.data.employees import load_employees
+from engine.data.query import run_query
+from engine.errors import DataFileError, ToolInputError
+from engine.workflows.procedures import ProcedureBook
+from tests.conftest import ROOT
+
+SAMPLE = ROOT / "data" / "employees.csv"
+
+
+TODAY = datetime.date(2026, 11, 25)
+
+
+def _query(text: str):
+    table = load_employees(SAMPLE)
+    return run_query(text, table, make_viewer(table, "Priya Raman"), TODAY).value  # HR: may read every column
+
+
+@pytest.mark.parametrize("digits", [-100000000, 100000000, 16, -16])
+def test_round_has_bounded_digits(digits):
+    t0 = time.perf_counter()
+    with pytest.raises(ToolInputError, match="digits between -15 and 15"):
+        _query(f"round(len(df), {digits})")
+    with pytest.raises(ToolInputError, match="digits between -15 and 15"):
+        _query(f'df["annual_salary_usd"].round({digits})')
+    assert time.perf_counter() - t0 < 5
+
+
+def test_round_within_bounds_still_works():
+    assert _query("round(len(df), -1)") % 10 == 0
+    assert _query('round(df["annual_salary_usd"].mean(), 2)') > 0
+
+
+def test_a_list_inside_a_list_in_front_matter_is_a_clear_problem(tmp_path):
+    depth = 1200
+    (tmp_path / "deep.md").write_text("---\nprocedure: Deep\napplies_to: tenure_months in " + "[" * depth + "1"
+                                      + "]" * depth + "\n---\n# Deep\n1. one\n")
+    (tmp_path / "ok.md").write_text('---\nprocedure: Fine\napplies_to: contract in ["permanent", "fixed"]\n---\n'
+                                    "# Fine\n1. one\n")
+    book = ProcedureBook.load(tmp_path)
+    assert [p.title for p in book.procedures] == ["Fine"]  # the other file is refused, not the whole book
+    assert len(book.problems) == 1 and "a list inside a list" in book.problems[0]
+    assert len(book.problems[0]) < 300
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this OS")
+def test_a_device_is_refused_before_reading():
+    t0 = time.perf_counter()
+    with pytest.raises(DataFileError, match="is not a file"):
+        load_employees("/dev/zero")
+    assert time.perf_counter() - t0 < 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "employees.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(DataFileError, match="is not a file"):
+        load_employees(fifo)
+
+
+def test_a_folder_is_refused(tmp_path):
+    folder = tmp_path / "list.csv"
+    folder.mkdir()
+    with pytest.raises(DataFileError, match="is not a file"):
+        load_employees(folder)
+
+
+def test_an_over_long_path_gets_a_short_clear_message(tmp_path):
+    path = tmp_path / ("x" * 5000 + ".csv")
+    with pytest.raises(DataFileError) as info:
+        load_employees(path)
+    assert "too long" in info.value.message or "does not exist" in info.value.message
+    assert len(info.value.message) < 400
+
+
+def test_an_xlsx_has_the_row_limit_of_a_csv(tmp_path, monkeypatch):
+    openpyxl = pytest.importorskip("openpyxl")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["full_name", "annual_salary_usd"])
+    for i in range(60):
+        ws.append([f"Person {i}", 1000 + i])
+    path = tmp_path / "big.xlsx"
+    wb.save(path)
+    monkeypatch.setattr(employees, "MAX_ROWS", 50)
+    with pytest.raises(DataFileError, match="more than 50 rows"):
+        load_employees(path)
+    monkeypatch.setattr(employees, "MAX_ROWS", 60)
+    assert len(load_employees(path).df) == 60

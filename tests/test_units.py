@@ -1,0 +1,74 @@
+"""The unit check on a calculation line: money times days times years is no payout."""
+
+from engine.agent.calc_slot import Variable
+from engine.agent.units import line_problem, pay_ceiling, unit_of
+
+SALARY = Variable("annual_salary", 84000, "annual_salary_usd, per year")
+DAYS = Variable("vacation_days_remaining", 15, "vacation_days_remaining, days")
+YEARS = Variable("years_of_service", 8.15, "8 full years and 1 month of service")
+HOURS = Variable("pto_balance_hrs", 110, "PTO Balance (hrs), hours")
+ASKED = Variable("asked_number", 40, "from the question")
+BONUS = Variable("bonus_usd", 5000, "Bonus (USD)")
+UNITS = {v.name: unit_of(v) for v in (SALARY, DAYS, YEARS, HOURS, ASKED, BONUS)}
+
+
+def test_units_come_from_the_names_and_notes():
+    assert UNITS["annual_salary"] == (1, 0)
+    assert UNITS["vacation_days_remaining"] == (0, 1)
+    assert UNITS["years_of_service"] == (0, 1)
+    assert UNITS["pto_balance_hrs"] == (0, 1)
+    assert UNITS["asked_number"] is None  # a bare figure of the question: nothing is held against it
+    assert UNITS["bonus_usd"] == (1, 0)
+    assert unit_of(Variable("fte", 0.6, "FTE")) == (0, 0)
+    assert unit_of(Variable("hourly_rate", 41.25, "Pay Rate, per hour")) == (1, 0)
+
+
+def test_a_daily_rate_times_days_is_money():
+    problem, unit = line_problem("daily_rate = annual_salary / 260", UNITS, 323.08)
+    assert problem == "" and unit == (1, 0)
+    units = {**UNITS, "daily_rate": unit}
+    problem, unit = line_problem("answer = daily_rate * min(10, vacation_days_remaining)", units, 3230.77)
+    assert problem == "" and unit == (1, 1)
+    # A salary over the hours of a year is a rate (the question's 2080 hours), and times hours an amount.
+    hours = {**UNITS, "asked_hours": (0, 1)}
+    assert line_problem("hourly_rate = annual_salary / asked_hours", hours, 40.38) == ("", (1, -1))
+    hours["hourly_rate"] = (1, -1)
+    assert line_problem("answer = hourly_rate * pto_balance_hrs * 1.5", hours, 6663.46) == ("", (1, 0))
+
+
+def test_money_times_two_lengths_of_time_is_refused():
+    problem, _ = line_problem("answer = annual_salary / 260 * (years_of_service + 1/12) * vacation_days_remaining",
+                              UNITS, 39900)
+    assert "units do not fit" in problem
+    assert "units do not fit" in line_problem("answer = annual_salary * annual_salary", UNITS, 7.056e9)[0]
+
+
+def test_money_added_to_days_is_refused_but_salary_plus_bonus_is_not():
+    assert "not money" in line_problem("answer = annual_salary + vacation_days_remaining", UNITS, 84015)[0]
+    assert line_problem("answer = annual_salary + bonus_usd", UNITS, 89000)[0] == ""
+    # A bare constant added to a length of time keeps its unit (years and a month).
+    assert line_problem("answer = years_of_service + 1/12", UNITS, 8.23) == ("", (0, 1))
+
+
+def test_a_payout_above_ten_years_of_pay_is_refused():
+    ceiling = pay_ceiling([HOURS, Variable("annual_salary", 92000, "Pay Rate, per year")])
+    assert ceiling == 920000
+    problem, _ = line_problem("answer = hourly_rate * asked_number", {**UNITS, "hourly_rate": (1, 0)},
+                              10733333.33, ceiling)
+    assert "more than 10 years of your pay" in problem
+    # Five years of salary is large, but a figure someone may ask for.
+    assert line_problem("answer = annual_salary * 5", UNITS, 460000, ceiling)[0] == ""
+    # An hourly rate times many hours is a product of two large figures, and plausible.
+    hourly = [Variable("hourly_rate", 45, "Pay Rate, per hour")]
+    assert pay_ceiling(hourly) == 45 * 2080 * 10
+    assert line_problem("answer = hourly_rate * asked_number", {"hourly_rate": (1, 0)}, 7200,
+                        pay_ceiling(hourly))[0] == ""
+    # A number of days is no money: the ceiling is not held against it.
+    assert line_problem("answer = vacation_days_remaining * 100000", UNITS, 1.5e6, ceiling)[0] == ""
+    # Without pay in the record there is no ceiling.
+    assert pay_ceiling([DAYS, ASKED]) is None
+
+
+def test_unknown_units_are_not_held_against_a_line():
+    assert line_problem("answer = asked_number * 3", UNITS, 120) == ("", None)
+    assert line_problem("answer = part1_answer + data_value", UNITS, 5) == ("", None)
