@@ -55,9 +55,20 @@ def collect(dest: Path, extras: str = "model,postgres") -> int:
         print("collect failed: pip could not fetch or build every wheel (see above)", file=sys.stderr)
         return result.returncode
     wheels = sorted(dest.glob("*.whl"))
+    # llama-cpp-python's source too: the site's model host builds llama-server from exactly this llama.cpp
+    # (scripts/build_llama_server.py finds it in the wheelhouse; no other download).
+    llama = [v for n, v in (wheel_name_version(w) for w in wheels) if n == "llama-cpp-python"]
+    sources: list[Path] = []
+    if llama:
+        got = subprocess.run([sys.executable, "-m", "pip", "download", f"llama-cpp-python=={llama[0]}", "--no-binary",
+                              ":all:", "--no-deps", "-d", str(dest), "-q"])
+        sources = sorted(dest.glob(f"llama_cpp_python-{llama[0]}.tar.gz"))
+        if got.returncode or not sources:
+            print("collect: llama-cpp-python's source distribution could not be fetched; the wheelhouse can "
+                  "install the app, but build_llama_server.py will need --sdist on the model host", file=sys.stderr)
     (dest / "requirements.txt").write_text(
         "".join(f"{n}=={v}\n" for n, v in sorted(wheel_name_version(w) for w in wheels)), encoding="utf-8")
-    (dest / "SHA256SUMS").write_text("".join(f"{sha256(w)}  {w.name}\n" for w in wheels), encoding="utf-8")
+    (dest / "SHA256SUMS").write_text("".join(f"{sha256(w)}  {w.name}\n" for w in wheels + sources), encoding="utf-8")
     size = sum(w.stat().st_size for w in wheels)
     print(f"wheelhouse {dest}: {len(wheels)} wheels, {size / 1e6:.0f} MB, in {time.perf_counter() - t0:.0f} s")
     print(f'install offline with: pip install --no-index --find-links {dest} "hr-assistant[{extras}]"'
@@ -80,11 +91,11 @@ def verify(dest: Path) -> int:
             bad.append(f"missing: {name}")
         elif sha256(path) != digest:
             bad.append(f"damaged (SHA-256 differs): {name}")
-    extra = sorted(p.name for p in dest.glob("*.whl") if p.name not in listed)
+    extra = sorted(p.name for p in [*dest.glob("*.whl"), *dest.glob("*.tar.gz")] if p.name not in listed)
     bad += [f"not in SHA256SUMS: {name}" for name in extra]
     for line in bad:
         print(line, file=sys.stderr)
-    print(f"{len(listed)} wheels checked: " + ("all match" if not bad else f"{len(bad)} problem(s)"))
+    print(f"{len(listed)} files checked: " + ("all match" if not bad else f"{len(bad)} problem(s)"))
     return 1 if bad else 0
 
 

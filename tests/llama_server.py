@@ -69,3 +69,67 @@ class LlamaServer:
             except subprocess.TimeoutExpired:
                 self.kill()
         self._log.close()
+
+
+def amx_cpu() -> bool:
+    """Whether this CPU reports AMX (llama.cpp's AMX buffers crash some VMs; see engine.model.llama)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            return " amx_int8" in f.read()
+    except OSError:
+        return False
+
+
+class CppLlamaServer:
+    """llama.cpp's own ``llama-server`` (built by scripts/build_llama_server.py), on a port of 127.0.0.1,
+    with ``slots`` parallel slots and continuous batching; it is ready when /health says so."""
+
+    def __init__(self, binary: Path, model: Path, log: Path, *, slots: int = 4, n_ctx: int = 4096,
+                 threads: int = 2, port: int | None = None) -> None:
+        import os
+
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log
+        self._log = open(log, "a")
+        cmd = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
+               "-c", str(n_ctx * slots), "--parallel", str(slots), "--cont-batching", "--kv-unified",
+               "-t", str(threads), "--metrics", "--slots", "--no-webui"]
+        if amx_cpu() and os.environ.get("HR_ASSISTANT_LLAMA_AMX", "") != "1":
+            cmd.append("--no-repack")  # the same guard as in-process: no AMX/repacked weight buffers
+        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        import httpx
+
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llama-server exited: {self.log_path.read_text(errors='replace')[-2000:]}")
+            try:
+                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise RuntimeError("llama-server did not become ready in 180 s")
+
+    def get(self, path: str):
+        import httpx
+
+        return httpx.get(self.url + path, timeout=10).json()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._log.close()

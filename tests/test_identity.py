@@ -446,6 +446,27 @@ def test_deleted_or_inserted_audit_entries_break_the_chain(tmp_path, damage, fir
     assert broken and count == first_bad - 1
 
 
+def test_a_huge_line_in_the_log_costs_a_bounded_read_and_is_reported(tmp_path, monkeypatch):
+    """One 8 MB line appended by hand: the next entry reads a bounded tail to find the last entry (not the
+    line, let alone the file), verify-audit names the damage, and an over-long entry is cut to fit."""
+    from engine.data import access
+
+    path = tmp_path / "audit.log"
+    _write_entries(path, 2)
+    with open(path, "ab") as f:
+        f.write(b"x" * 8_000_000 + b"\n")
+    read = []
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: read.append(n) or real_read(fd, n))
+    AuditLog(path).record("Ana Cruz", "employee", "after", True, account=ME, detail="y" * 100_000)
+    monkeypatch.setattr(os, "read", real_read)
+    assert sum(read) <= 2 * access.MAX_ENTRY_BYTES
+    last = path.read_bytes().splitlines()[-1]
+    assert len(last) <= access.MAX_ENTRY_BYTES and json.loads(last)["detail"].endswith("…(cut)")
+    count, broken = verify_audit(path)
+    assert count == 2 and "line 3 is not an audit entry" in broken
+
+
 def test_audit_entries_from_two_processes_keep_one_chain(tmp_path):
     path = tmp_path / "audit.log"
     code = ("import sys; sys.path.insert(0, %r); from engine.data.access import AuditLog; "

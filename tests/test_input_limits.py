@@ -100,3 +100,18 @@ def test_an_xlsx_has_the_row_limit_of_a_csv(tmp_path, monkeypatch):
         load_employees(path)
     monkeypatch.setattr(employees, "MAX_ROWS", 60)
     assert len(load_employees(path).df) == 60
+
+
+@pytest.mark.parametrize("query, header", [
+    ('df.groupby("department")["department"].count()', "| department | department (value) |"),
+    ('df.groupby(["department", "location"])["location"].count()', "| department | location | location (value) |"),
+    ('df.groupby("department")[["department", "annual_salary_usd"]].max()',
+     "| department (group) | department | annual_salary_usd |"),
+])
+def test_a_group_key_that_is_also_the_figure_is_shown_not_a_traceback(query, header):
+    from engine.tools.employee_data import format_result
+
+    table = load_employees(SAMPLE)
+    result = format_result(run_query(query, table, make_viewer(table, "Priya Raman"), TODAY))
+    assert result.text.splitlines()[1] == header
+    assert result.data["row_count"] >= 6

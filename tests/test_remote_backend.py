@@ -264,3 +264,14 @@ def test_a_broken_stream_is_a_clear_error_not_an_answer(events, needle):
     backend = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
     with pytest.raises(ServerError, match=needle):
         backend.generate("p", max_tokens=4)
+
+
+@pytest.mark.parametrize("url", ["http://gpu-host:8080/v1", "http://gpu-host:8080/v1/", " http://gpu-host:8080/ "])
+def test_the_base_url_works_with_or_without_v1(url):
+    import json as _json
+
+    transport, seen = _peer({"data": [{"id": "qwen.gguf"}]}, lambda r: _sse(
+        _json.dumps({"choices": [{"text": "hi", "finish_reason": "stop"}]}), "[DONE]"))
+    backend = RemoteBackend(url, SETTINGS.replace(model_server="llama-cpp-python"), transport=transport)
+    assert backend.url == "http://gpu-host:8080" and backend.generate("p", max_tokens=4).text == "hi"
+    assert {r.url.path for r in seen} == {"/v1/models", "/v1/completions"}  # never /v1/v1/…

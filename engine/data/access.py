@@ -220,20 +220,41 @@ def _line_hash(line: bytes) -> str:
     return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
 
 
+#: The longest audit entry written (a query is at most 600 characters; details are cut to fit). Finding the
+#: last entry reads at most twice this from the end, however long a line someone appended by hand.
+MAX_ENTRY_BYTES = 16384
+
+
 def _last_line(fd: int) -> bytes:
-    """The last complete line of an open file (reading backwards: logs grow large)."""
+    """The last complete line of an open file, from a bounded tail (a 48 MB line appended to the log must
+    not make every query read it: the chain breaks there anyway, and verify-audit says so)."""
     end = os.lseek(fd, 0, os.SEEK_END)
-    pos, tail = end, b""
-    while pos > 0:
-        step = min(65536, pos)
-        pos -= step
-        os.lseek(fd, pos, os.SEEK_SET)
-        tail = os.read(fd, step) + tail
-        body = tail.rstrip(b"\n")
-        cut = body.rfind(b"\n")
-        if cut >= 0:
-            return body[cut + 1:]
-    return tail.rstrip(b"\n")
+    start = max(0, end - 2 * MAX_ENTRY_BYTES)
+    os.lseek(fd, start, os.SEEK_SET)
+    chunks, left = [], end - start
+    while left > 0:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    body = b"".join(chunks).rstrip(b"\n")
+    cut = body.rfind(b"\n")
+    return body[cut + 1:] if cut >= 0 or start == 0 else body
+
+
+def _bounded(entry: dict) -> bytes:
+    """The entry as one JSON line of at most :data:`MAX_ENTRY_BYTES`, its free-text fields cut to fit."""
+    line = json.dumps(entry, ensure_ascii=False).encode("utf-8")
+    for key in ("detail", "query"):
+        if len(line) < MAX_ENTRY_BYTES:
+            break
+        if isinstance(entry.get(key), str):
+            over = len(line) - MAX_ENTRY_BYTES + 64
+            text = entry[key].encode("utf-8")[:max(0, len(entry[key].encode("utf-8")) - over)]
+            entry[key] = text.decode("utf-8", errors="ignore") + " …(cut)"
+            line = json.dumps(entry, ensure_ascii=False).encode("utf-8")
+    return line + b"\n"
 
 
 class _FileLock:
@@ -310,7 +331,7 @@ class AuditLog:
                 with _FileLock(fd):
                     last = _last_line(fd)
                     entry["prev"] = _line_hash(last) if last else GENESIS
-                    os.write(fd, (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8"))
+                    os.write(fd, _bounded(entry))
             finally:
                 os.close(fd)
 

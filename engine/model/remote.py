@@ -59,12 +59,14 @@ class RemoteBackend(StreamingBackend):
         import httpx
 
         self.settings = settings or Settings()
-        self.url = url.rstrip("/")
+        self.url = url.strip().rstrip("/")
         if not self.url.startswith(("http://", "https://")):
             raise ServerError(f"The model server address {url!r} is not an http:// or https:// URL.",
                               hint="Set model_url like http://gpu-host:8080.")
+        if self.url.endswith("/v1"):  # the form OpenAI clients take; the endpoints below carry /v1 themselves
+            self.url = self.url[:-3]
         headers = {}
-        key = api_key(self.url)
+        key = api_key(self.url) or api_key(url.strip().rstrip("/"))
         if key:
             headers["Authorization"] = f"Bearer {key}"
         timeout = httpx.Timeout(connect=5.0, read=float(self.settings.server_timeout), write=30.0, pool=5.0)

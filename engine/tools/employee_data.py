@@ -59,13 +59,19 @@ def format_result(result: QueryResult) -> ToolResult:
         if value.index.names == [None]:  # plain rows: one column
             value = value.to_frame(name)
         else:  # a grouped result: the group keys become columns
-            frame = value.reset_index()
-            frame.columns = [str(n) for n in value.index.names] + [name]
+            keys = [str(n) if n is not None else f"level {i}" for i, n in enumerate(value.index.names)]
+            if name in keys:  # df.groupby("department")["department"].count(): the key and the figure share a name
+                name = f"{name} (value)"
+            frame = value.reset_index(drop=True).to_frame(name)
+            for i, key in enumerate(keys):
+                frame.insert(i, key, value.index.get_level_values(i))
             value = frame
     if isinstance(value, pd.DataFrame):
         total = len(value)
         shown = value.head(MAX_TABLE_ROWS)
         if isinstance(shown.index, pd.MultiIndex) or shown.index.name is not None:
+            taken = {str(c) for c in shown.columns}
+            shown = shown.rename_axis([f"{n} (group)" if str(n) in taken else n for n in shown.index.names])
             shown = shown.reset_index()
         cols = [str(c) for c in shown.columns]
         rows = [[_json_safe(v) for v in row] for row in shown.itertuples(index=False, name=None)]

@@ -1,0 +1,226 @@
+"""llama.cpp's own server (``llama-server``), built from the pinned llama-cpp-python source by
+scripts/build_llama_server.py, started here on 127.0.0.1 with 4 parallel slots and continuous
+batching: the tiny random model for grammar and protocol properties, the 0.5B real model for
+answers. Marker ``llamaserver`` (the first run builds the binary: minutes; later runs take it
+from the cache)."""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+
+from engine.agent.steps import ErrorStep  # noqa: E402
+from engine.assistant import build_context, build_tools, load_backend  # noqa: E402
+from engine.model.remote import RemoteBackend, ServerError  # noqa: E402
+from engine.settings import Settings  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+from tests.llama_server import CppLlamaServer  # noqa: E402
+
+pytestmark = [pytest.mark.llamaserver, pytest.mark.slow]
+SETTINGS = Settings(n_ctx=4096, temperature=0.0, max_steps=3, max_answer_tokens=64)
+
+
+def _build_script():
+    spec = importlib.util.spec_from_file_location("build_llama_server", ROOT / "scripts" / "build_llama_server.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def server_binary():
+    build = _build_script()
+    try:
+        return build.ensure(jobs=None)
+    except build.BuildError as exc:  # a missing compiler is a failed setup, not a skipped tier
+        pytest.fail(f"llama-server could not be built: {exc}")
+
+
+@pytest.fixture(scope="module")
+def server(server_binary, tiny_model_path, tmp_path_factory):
+    srv = CppLlamaServer(server_binary, tiny_model_path, tmp_path_factory.mktemp("cpp") / "server.log")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return build_tools(Settings())
+
+
+def test_the_build_is_cached_by_version_and_made_from_the_installed_llama_cpp(server_binary, monkeypatch):
+    import json
+    from importlib.metadata import version
+
+    stamp = json.loads((server_binary.parent.parent / "build.json").read_text())
+    assert stamp["llama_cpp_python"] == version("llama-cpp-python")
+    assert stamp["sdist"] == f"llama_cpp_python-{stamp['llama_cpp_python']}.tar.gz"
+    assert "-DLLAMA_USE_PREBUILT_UI=OFF" in stamp["flags"] and "-DLLAMA_CURL=OFF" in stamp["flags"]
+    build = _build_script()
+
+    def no_build(*a, **k):
+        raise AssertionError("a cached binary was built again")
+
+    monkeypatch.setattr(build, "build", no_build)
+    assert build.ensure() == server_binary
+    assert build.main(["--print-only"]) == 0
+
+
+def test_the_server_is_recognised_with_its_slots(server):
+    backend = RemoteBackend(server.url, SETTINGS)
+    assert backend.kind == "llama.cpp" and backend.n_ctx >= 4096
+    assert backend.count_tokens("How many sick days do I have left?") > 3
+    assert len(server.get("/slots")) == 4
+    assert "llamacpp:prompt_tokens_total" in httpx.get(server.url + "/metrics", timeout=10).text
+
+
+def test_every_turn_parses_with_four_answers_batched_at_once(server, tools):
+    """Four requests at once, each with its own grammar state in its own slot: the random-weight model
+    writes anything the grammar allows, and every complete turn parses and names a registered tool."""
+    from engine.agent.parser import parse_turn
+    from tests.test_llama_backend import TURN_PREFIX, assert_input_parses
+
+    backend = RemoteBackend(server.url, SETTINGS)
+    prompt = backend.chat_prompt([{"role": "system", "content": "x"}, {"role": "user", "content": "q"}]) + TURN_PREFIX
+    results: dict[int, object] = {}
+
+    def one(seed: int) -> None:
+        results[seed] = RemoteBackend(server.url, SETTINGS.replace(seed=seed, temperature=1.0)).generate(
+            prompt, tools.turn_grammar(), max_tokens=1500)
+
+    threads = [threading.Thread(target=one, args=(seed,)) for seed in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert sorted(results) == [0, 1, 2, 3]
+    for seed, gen in results.items():
+        assert gen.stop_reason in ("end", "length"), seed
+        if gen.stop_reason == "end":
+            turn = parse_turn(TURN_PREFIX + gen.text, tools.names)
+            if turn.final is None:
+                assert turn.action in tools.names
+                assert_input_parses(turn.action, turn.action_input)
+
+
+def test_a_conversations_prompt_is_served_from_its_slots_cache(server, tools):
+    """The second turn of a conversation reuses the first's prompt from the slot's cache (the server's own
+    timings say how much); the trace counts the reused tokens."""
+    from engine.agent.loop import Agent
+
+    backend = RemoteBackend(server.url, SETTINGS)
+    agent = Agent(backend, tools, build_context("Pedro Alves", tools), max_steps=2, max_tokens=32)
+    agent.ask("How many sick days do I have left?")
+    second = agent.ask("And how many vacation days?")
+    assert second.prompt_tokens_reused > 300
+    assert second.prompt_tokens_evaluated < second.prompt_tokens_reused
+
+
+def test_a_cancelled_answer_frees_its_slot(server):
+    backend = RemoteBackend(server.url, SETTINGS)
+    cancel = threading.Event()
+    pieces: list[str] = []
+
+    def on_token(piece: str) -> None:
+        pieces.append(piece)
+        if len(pieces) == 3:
+            cancel.set()
+
+    result = backend.generate("Once upon a time", grammar='root ::= ("ab "){400}', max_tokens=3000,
+                              on_token=on_token, cancel=cancel)
+    assert result.stop_reason == "cancelled" and len(pieces) < 200
+    deadline = time.time() + 30
+    while time.time() < deadline and any(s.get("is_processing") for s in server.get("/slots")):
+        time.sleep(0.2)
+    assert not any(s.get("is_processing") for s in server.get("/slots")), "the cancelled answer kept its slot"
+
+
+def test_a_server_killed_mid_answer_is_a_clear_error_and_works_again_after_a_restart(server_binary, tiny_model_path,
+                                                                                      tmp_path, tools):
+    srv = CppLlamaServer(server_binary, tiny_model_path, tmp_path / "server.log")
+    port = srv.port
+    try:
+        backend = RemoteBackend(srv.url, SETTINGS)
+        got_first = threading.Event()
+        errors: list[ServerError] = []
+
+        def run() -> None:
+            try:
+                backend.generate("Once upon a time", grammar='root ::= ("ab "){400}', max_tokens=3000,
+                                 on_token=lambda p: got_first.set())
+            except ServerError as exc:
+                errors.append(exc)
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        assert got_first.wait(60)
+        srv.kill()
+        thread.join(60)
+        assert errors and "stopped answering in the middle" in errors[0].message
+        from engine.agent.loop import Agent
+
+        agent = Agent(backend, tools, build_context("Pedro Alves", tools), max_steps=2)
+        steps = list(agent.run("How many sick days do I have left?"))
+        assert isinstance(steps[-1], ErrorStep) and "cannot be reached" in steps[-1].message
+        srv.stop()
+        srv = CppLlamaServer(server_binary, tiny_model_path, tmp_path / "server.log", port=port)
+        follow = backend.generate("Hello", grammar='root ::= "ok"', max_tokens=4)  # the same backend, unchanged
+        assert follow.text == "ok"
+    finally:
+        srv.stop()
+
+
+@pytest.mark.realmodel
+def test_a_real_model_through_four_slots_answers_like_in_process(server_binary, tmp_path):
+    """Qwen2.5-Coder-0.5B in-process and through llama-server (4 slots, questions sent at once): the
+    route of every question is the same, and the answers match in all but at most one (batches split
+    the work differently from one sequence, which can change low bits and so a greedy choice)."""
+    from engine.assistant import make_agent, sign_in, context_for
+    from engine.model.packs import QWEN_05B
+    from tests.conftest import real_model_path
+
+    model = real_model_path(QWEN_05B.id)
+    settings = Settings(n_ctx=4096, n_threads=2, temperature=0.0)
+    tools = build_tools(settings)
+    questions = ["How many sick days do I have left?", "What is 15% of 1500?",
+                 "How much would I get if I cashed out 10 vacation days?", "Who is my manager?",
+                 "What is the per diem for an international trip?", "Hi! What can you help me with?"]
+
+    def answers(backend, at_once: bool):
+        out: dict[int, object] = {}
+
+        def one(i: int) -> None:
+            agent = make_agent(backend, tools, context_for(sign_in(tools, "Pedro Alves", personas=True), tools),
+                               settings)
+            out[i] = agent.ask(questions[i])
+
+        if at_once:
+            threads = [threading.Thread(target=one, args=(i,)) for i in range(len(questions))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(600)
+        else:
+            for i in range(len(questions)):
+                one(i)
+        return [out[i] for i in range(len(questions))]
+
+    local = load_backend(settings, str(model))
+    try:
+        expected = answers(local, at_once=False)
+    finally:
+        local.close()
+    srv = CppLlamaServer(server_binary, model, tmp_path / "server.log")
+    try:
+        got = answers(load_backend(settings.replace(model_url=srv.url)), at_once=True)
+    finally:
+        srv.stop()
+    assert [t.route[0]["kind"] for t in got] == [t.route[0]["kind"] for t in expected]
+    same = sum(g.answer == e.answer for g, e in zip(got, expected))
+    assert same >= len(questions) - 1, [(g.answer, e.answer) for g, e in zip(got, expected)]
+    assert all(not t.ungrounded_numbers for t in got)
