@@ -1,8 +1,10 @@
 """Many workstations, one inference server: throughput, latency and the server's prefix-cache hits.
 
-    python benchmarks/bench_server.py [--model FILE.gguf] [--clients 1,4,16] [--questions 16]
+    python benchmarks/bench_server.py [--model FILE.gguf] [--clients 1,4,16] [--questions 16] [--slots 1,2,4]
 
-Starts ``python -m engine.model.serve_llama`` (llama_cpp.server) with the model on 127.0.0.1, then for each N simulates N
+Starts ``python -m engine.model.serve_llama`` (llama_cpp.server) with the model on 127.0.0.1, then
+llama.cpp's own ``llama-server`` (built by scripts/build_llama_server.py from the pinned source) with
+each number of ``--slots`` (``--slots 0`` leaves it out), and for each N simulates N
 workstations (threads, each with its own RemoteBackend and agent, as separate machines would
 have) asking development-split questions concurrently, ``--questions`` in all. The baseline is
 the in-process backend on the same model in the same run, answering the same questions one
@@ -38,13 +40,19 @@ QUESTIONS = [  # development split only
 ]
 
 
+TOKENS = {"reused": 0, "evaluated": 0}  # prompt tokens per the server's own timings (llama-server)
+
+
 def ask(backend, tools, settings, user, question) -> float:
     from engine.assistant import build_context, make_agent
 
     agent = make_agent(backend, tools, build_context(user, tools), settings)
     t0 = time.perf_counter()
-    agent.ask(question)
-    return time.perf_counter() - t0
+    trace = agent.ask(question)
+    seconds = time.perf_counter() - t0
+    TOKENS["reused"] += trace.prompt_tokens_reused
+    TOKENS["evaluated"] += trace.prompt_tokens_evaluated
+    return seconds
 
 
 def run_clients(url: str, tools, settings, n_clients: int, n_questions: int) -> dict:
@@ -82,6 +90,7 @@ def main(argv=None) -> int:
     parser.add_argument("--clients", default="1,4,16")
     parser.add_argument("--questions", type=int, default=16, help="questions asked per setting")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--slots", default="1,4", help="llama-server slot counts to run (0: none)")
     args = parser.parse_args(argv)
 
     from engine.assistant import build_tools
@@ -123,11 +132,34 @@ def main(argv=None) -> int:
     finally:
         server.stop()
 
+    slots = [int(x) for x in args.slots.split(",") if x.strip() and int(x) > 0]
+    if slots:
+        import importlib.util
+
+        from tests.llama_server import CppLlamaServer
+
+        spec = importlib.util.spec_from_file_location("build", ROOT / "scripts" / "build_llama_server.py")
+        build = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(build)
+        binary = build.ensure()
+        for n_slots in slots:
+            cpp = CppLlamaServer(binary, model, Path(tempfile.mkdtemp()) / "cpp.log", slots=n_slots,
+                                 threads=args.threads)
+            try:
+                for n in (int(x) for x in args.clients.split(",")):
+                    TOKENS.update(reused=0, evaluated=0)
+                    result = run_clients(cpp.url, tools, settings, n, args.questions)
+                    total = TOKENS["reused"] + TOKENS["evaluated"]
+                    rows.append((f"llama-server {n_slots} slot{'s' if n_slots > 1 else ''}, {n} ws", result["qpm"],
+                                 result["median"], result["p95"], TOKENS["reused"] / total if total else 0.0))
+            finally:
+                cpp.stop()
+
     print(f"model {model.name}, {args.questions} questions per setting, {args.threads} threads\n")
-    print(f"{'setting':<28} {'questions/min':>13} {'vs in-process':>13} {'median s':>9} {'p95 s':>7} "
+    print(f"{'setting':<32} {'questions/min':>13} {'vs in-process':>13} {'median s':>9} {'p95 s':>7} "
           f"{'prefix cache hits':>17}")
     for name, qpm, median, p95, rate in rows:
-        print(f"{name:<28} {qpm:>13.2f} {qpm / base_qpm:>12.2f}x {median:>9.2f} {p95:>7.2f} "
+        print(f"{name:<32} {qpm:>13.2f} {qpm / base_qpm:>12.2f}x {median:>9.2f} {p95:>7.2f} "
               f"{'' if rate is None else f'{rate:.0%}':>17}")
     return 0
 

@@ -261,9 +261,20 @@ def cmd_requests(args: argparse.Namespace) -> int:
     if not rows:
         print("No pending leave requests." if status else "No leave requests.")
     for r in rows:
-        print(f"{r['id']}  {r['employee']}: {r['leave_type']} {r['start']} to {r['end']}, {r['day_count']:g} days "
-              f"(balance after {r['balance_after']:g}) · approved {r['approved_at']} · {r['status']}")
+        # Any row the store may hold is printed (a NULL balance, an unknown status written with psql): never a traceback.
+        print(f"{_cell(r.get('id'))}  {_cell(r.get('employee'))}: {_cell(r.get('leave_type'))} {_cell(r.get('start'))} "
+              f"to {_cell(r.get('end'))}, {_cell(r.get('day_count'))} days (balance after {_cell(r.get('balance_after'))})"
+              f" · approved {_cell(r.get('approved_at'))} · {_cell(r.get('status'))}")
     return EXIT_OK
+
+
+def _cell(value) -> str:
+    """A stored value as one line of text, whatever its type ("?" where nothing is stored)."""
+    if value is None or value == "":
+        return "?"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return " ".join(str(value).split())[:200]
 
 
 def cmd_procedures(args: argparse.Namespace) -> int:
@@ -725,6 +736,17 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
         return tool.run("len(df)", ToolContext(user=user, today=_dt.date.today().isoformat())).text + " employees"
 
     check("employee data query", data)
+    from engine.site import load_site
+
+    site = load_site()
+    if site.active and site.audit:
+        from engine.data.access import audit_file_problems
+
+        problems = audit_file_problems(Path(site.audit).expanduser())
+        for problem in problems:  # a warning: the app works, but the log does not keep its promise
+            print(f"warn  site audit log: {problem}")
+        if not problems:
+            print(f"ok    site audit log: {site.audit} is neither readable nor rewritable by other accounts")
     check("calculator", lambda: "46000 / 260 * 10 = " + format_number(evaluate("round(46000 / 260 * 10, 2)")))
     if args.model or settings.model_path:
         def agent():

@@ -288,6 +288,41 @@ def test_site_mode_leave_requests_are_kept_by_the_database_under_its_own_rules(l
         lwei.submit(request("Sara Kim", "lwei"))
 
 
+def test_the_database_fills_who_filed_and_decided_and_allows_only_real_decisions(loaded, monkeypatch, capsys):
+    """psql as an employee or as HR: forged authors, free-text statuses, self-approval and second decisions
+    are refused by the database itself; any row it holds is listed by the CLI without a traceback."""
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    insert = ("INSERT INTO hr.leave_requests (id, employee, leave_type, start, \"end\", day_count, balance_before, "
+              "balance_after, days, prepared_by) VALUES (%s, %s, 'vacation', '2027-03-01', '2027-03-02', 2, NULL, "
+              "NULL, 'x', %s)")
+    with connect(loaded["tcp"], "lwei") as conn:
+        conn.execute(insert, ("d1", "Li Wei", "praman"))  # "prepared by HR", a NULL balance
+        row = conn.execute("SELECT prepared_by, db_user, status, decided_by FROM hr.leave_requests WHERE id = 'd1'"
+                           ).fetchone()
+        assert row == ("lwei", "lwei", "pending", None)  # the database's own values, not the client's
+    with connect(loaded["tcp"], "praman") as conn:
+        conn.execute(insert, ("d2", "Priya Raman", "praman"))  # HR's own leave
+        for statement, error in (
+                ("UPDATE hr.leave_requests SET status = 'approved' WHERE id = 'd2'", "InsufficientPrivilege"),
+                ("UPDATE hr.leave_requests SET status = 'ok, fine' WHERE id = 'd1'", "CheckViolation"),
+                ("UPDATE hr.leave_requests SET status = 'pending' WHERE id = 'd1'", "CheckViolation")):
+            with pytest.raises(getattr(psycopg.errors, error)):
+                with conn.transaction():
+                    conn.execute(statement)
+        conn.execute("UPDATE hr.leave_requests SET status = 'declined' WHERE id = 'd1'")
+        assert conn.execute("SELECT status, decided_by FROM hr.leave_requests WHERE id = 'd1'").fetchone() == (
+            "declined", "praman")
+        with pytest.raises(psycopg.errors.CheckViolation, match="declined already"):
+            with conn.transaction():
+                conn.execute("UPDATE hr.leave_requests SET status = 'approved' WHERE id = 'd1'")
+    with connect(loaded["tcp"], "lwei") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("UPDATE hr.leave_requests SET status = 'approved' WHERE id = 'd1'")
+    from engine.cli import _cell
+
+    assert _cell(None) == "?" and _cell(2.0) == "2" and _cell("a\nb") == "a b"
+
+
 def test_init_db_runs_again_on_a_schema_name_in_capitals(server, tmp_path):
     csv = _company(tmp_path / "staff.csv")
     database = {"dsn": server.dsn(), "schema": "HR Site"}

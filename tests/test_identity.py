@@ -467,6 +467,20 @@ def test_a_huge_line_in_the_log_costs_a_bounded_read_and_is_reported(tmp_path, m
     assert count == 2 and "line 3 is not an audit entry" in broken
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_a_shared_audit_file_others_can_read_or_rewrite_is_named(tmp_path):
+    from engine.data.access import audit_file_problems
+
+    path = tmp_path / "audit.log"
+    assert "does not exist yet" in audit_file_problems(path)[0]
+    path.write_text("")
+    for mode, needles in ((0o600, []), (0o644, ["can be read"]), (0o622, ["not append-only"]),
+                          (0o666, ["can be read", "not append-only"])):
+        path.chmod(mode)
+        problems = audit_file_problems(path)
+        assert len(problems) == len(needles) and all(n in p for n, p in zip(needles, problems)), (mode, problems)
+
+
 def test_audit_entries_from_two_processes_keep_one_chain(tmp_path):
     path = tmp_path / "audit.log"
     code = ("import sys; sys.path.insert(0, %r); from engine.data.access import AuditLog; "

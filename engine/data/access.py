@@ -336,6 +336,51 @@ class AuditLog:
                 os.close(fd)
 
 
+def audit_file_problems(path: Path) -> list[str]:
+    """What about a shared audit file lets the people it records read or rewrite it (POSIX; [] if nothing).
+
+    An audit log others can read shows everyone's leave dates and balances; one they can write but
+    that is not append-only (``chattr +a``) can be rewritten whole, which its hash chain cannot stop."""
+    import stat
+
+    if sys.platform == "win32":
+        return []
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return [f"{path} does not exist yet: the first person to ask would create and own it; IT creates it "
+                "(owned by root, mode 0622, chattr +a)"]
+    except OSError as exc:
+        return [f"{path} cannot be checked ({exc.strerror})"]
+    out = []
+    if info.st_mode & (stat.S_IRGRP | stat.S_IROTH):
+        out.append(f"{path} can be read by other accounts (mode {stat.S_IMODE(info.st_mode):o}): everyone's "
+                   "entries are visible; make it 0622 or 0620")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not _append_only(path):
+        out.append(f"{path} can be written by other accounts and is not append-only: an entry can be "
+                   "rewritten or cut; run 'chattr +a' on it (Linux) or use the database mode")
+    return out
+
+
+def _append_only(path: Path) -> bool:
+    """Whether the file has the append-only attribute (Linux ``chattr +a``)."""
+    try:
+        import array
+        import fcntl
+
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (ImportError, OSError):
+        return False
+    try:
+        flags = array.array("l", [0])
+        fcntl.ioctl(fd, 0x80086601, flags, True)  # FS_IOC_GETFLAGS
+        return bool(flags[0] & 0x20)  # FS_APPEND_FL
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def verify_audit(path: Path) -> tuple[int, str]:
     """Check the hash chain of an audit log: (entries checked, '' or the first broken link)."""
     try:

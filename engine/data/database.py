@@ -319,6 +319,50 @@ def _leave_table(run, schema, name_col) -> None:
                 "CHECK (day_count > 0 AND day_count <= \"end\" - start + 1), "
                 "CHECK (balance_after IS NULL OR balance_before IS NULL OR balance_after = balance_before - day_count))"
                 ).format(schema))
+    # The database, not the client, says who filed a request and who decided it, and which changes are a
+    # decision at all: pending -> approved or declined, once, by HR that is neither the requester nor the
+    # employee. A status nobody defined cannot be stored (NOT VALID: rows from before stay readable).
+    run(sql.SQL("ALTER TABLE {}.leave_requests ADD COLUMN IF NOT EXISTS decided_by text, "
+                "ADD COLUMN IF NOT EXISTS decided_at timestamptz").format(schema))
+    run(sql.SQL("ALTER TABLE {}.leave_requests DROP CONSTRAINT IF EXISTS leave_status_known").format(schema))
+    run(sql.SQL("ALTER TABLE {}.leave_requests ADD CONSTRAINT leave_status_known CHECK (status IN ('pending', "
+                "'approved', 'declined', 'cancelled')) NOT VALID").format(schema))
+    run(sql.SQL("""CREATE OR REPLACE FUNCTION {s}.leave_rules() RETURNS trigger LANGUAGE plpgsql AS $rules$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        NEW.db_user := session_user;
+        NEW.prepared_by := session_user;
+        NEW.status := 'pending';
+        NEW.approved_at := now();
+        NEW.decided_by := NULL;
+        NEW.decided_at := NULL;
+        RETURN NEW;
+    END IF;
+    IF (NEW.id, NEW.employee, NEW.leave_type, NEW.start, NEW."end", NEW.day_count, NEW.balance_before,
+        NEW.balance_after, NEW.days, NEW.prepared_by, NEW.db_user)
+       IS DISTINCT FROM (OLD.id, OLD.employee, OLD.leave_type, OLD.start, OLD."end", OLD.day_count,
+        OLD.balance_before, OLD.balance_after, OLD.days, OLD.prepared_by, OLD.db_user) THEN
+        RAISE EXCEPTION 'a leave request cannot be changed, only decided' USING ERRCODE = 'check_violation';
+    END IF;
+    IF OLD.status IS DISTINCT FROM 'pending' THEN
+        RAISE EXCEPTION 'leave request % is % already', OLD.id, OLD.status USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.status NOT IN ('approved', 'declined') THEN
+        RAISE EXCEPTION 'a pending request can only be approved or declined' USING ERRCODE = 'check_violation';
+    END IF;
+    IF OLD.db_user = session_user OR OLD.employee IS NOT DISTINCT FROM
+            (SELECT {name} FROM {s}.employees WHERE {role} = session_user) THEN
+        RAISE EXCEPTION 'nobody decides their own leave request' USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    NEW.decided_by := session_user;
+    NEW.decided_at := now();
+    RETURN NEW;
+END
+$rules$""").format(s=schema, name=name_col, role=sql.Identifier(ROLE_COL)))
+    run(sql.SQL("DROP TRIGGER IF EXISTS leave_rules ON {}.leave_requests").format(schema))
+    run(sql.SQL("CREATE TRIGGER leave_rules BEFORE INSERT OR UPDATE ON {s}.leave_requests "
+                "FOR EACH ROW EXECUTE FUNCTION {s}.leave_rules()").format(s=schema))
+    run(sql.SQL("REVOKE ALL ON FUNCTION {}.leave_rules() FROM PUBLIC").format(schema))
     run(sql.SQL("ALTER TABLE {}.leave_requests ENABLE ROW LEVEL SECURITY").format(schema))
     for name in ("leave_insert", "leave_read", "leave_hr_update"):
         run(sql.SQL("DROP POLICY IF EXISTS {} ON {}.leave_requests").format(ident(name), schema))
