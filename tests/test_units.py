@@ -36,6 +36,13 @@ def test_a_daily_rate_times_days_is_money():
     assert line_problem("answer = hourly_rate * pto_balance_hrs * 1.5", hours, 6663.46) == ("", (1, 0))
 
 
+def test_a_schedule_per_week_is_a_plain_number_so_pro_rata_passes():
+    schedule = Variable("scheduled_hours_week", 20, "Scheduled Hours/Week, hours per week")
+    assert unit_of(schedule) == (0, 0)
+    units = {**UNITS, "scheduled_hours_week": (0, 0), "pto_hours": (0, 1)}
+    assert line_problem("answer = pto_hours * scheduled_hours_week / 40", units, 60) == ("", (0, 1))
+
+
 def test_money_times_two_lengths_of_time_is_refused():
     problem, _ = line_problem("answer = annual_salary / 260 * (years_of_service + 1/12) * vacation_days_remaining",
                               UNITS, 39900)

@@ -30,6 +30,8 @@ _MONEY = re.compile(r"salar|\bpay\b|wage|rate|earn|bonus|stipend|allowance|budge
                     r"|[$£€]|dollar|pound|euro", re.I)
 _TIME = re.compile(r"\b(hours?|hrs|days?|weeks?|months?|years?)\b|_(hours?|hrs|days?|weeks?|months?|years?)\b|service",
                    re.I)
+_PER_PERIOD = re.compile(r"\b(per|a|each|every)\s+(week|day|month|year|pay period)\b|/\s*(week|wk|day|month|year)\b"
+                         r"|\bweekly\b", re.I)
 #: How many years of a person's pay a figure about them may come to before it is no longer plausible.
 PAY_YEARS = 10
 
@@ -42,7 +44,9 @@ def unit_of(variable: Variable) -> Unit:
         # amount, and the policy's constants (260, 12) that turn one into the other carry no unit.
         return (1, 0)
     if _TIME.search(text) or _TIME.search(variable.name):
-        return (0, 1)
+        # Hours *per week* (a schedule) is a length of time per length of time: a plain number, so a
+        # pro-rata accrual (120 hours * scheduled_hours_per_week / 40) is not refused as hours squared.
+        return (0, 0) if _PER_PERIOD.search(text) else (0, 1)
     if re.search(r"\bfte\b|percent|share|count|number of", text, re.I):
         return (0, 0)
     return None
