@@ -598,8 +598,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
         try:
             remote = RemoteBackend(settings.model_url, settings)
-            print(f"{settings.model_url} (in use: model_url)\n    {remote.model_id} on a {remote.kind} server, "
-                  f"context {remote.n_ctx:,} tokens, chat template: {remote.template.origin}")
+            print(f"{settings.model_url} (in use: model_url)\n    {remote.describe()}")
             remote.close()
         except HRAssistantError as exc:
             print(f"{settings.model_url} (in use: model_url)\n    unreachable: {exc.message}")
@@ -748,7 +747,18 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
         if not problems:
             print(f"ok    site audit log: {site.audit} is neither readable nor rewritable by other accounts")
     check("calculator", lambda: "46000 / 260 * 10 = " + format_number(evaluate("round(46000 / 260 * 10, 2)")))
-    if args.model or settings.model_path:
+    if settings.model_url:
+        def server():
+            from engine.model.remote import RemoteBackend
+
+            remote = RemoteBackend(settings.model_url, settings)
+            try:
+                return remote.describe()
+            finally:
+                remote.close()
+
+        check("model server (model_url)", server)
+    if args.model or settings.model_path or settings.model_url:
         def agent():
             from engine.assistant import build_agent, load_backend
 

@@ -79,6 +79,20 @@ def test_the_server_is_recognised_with_its_slots(server):
     assert "llamacpp:prompt_tokens_total" in httpx.get(server.url + "/metrics", timeout=10).text
 
 
+def test_it_names_the_server_its_model_and_slots(server, monkeypatch, capsys):
+    from engine.cli import main
+
+    monkeypatch.setenv("HR_ASSISTANT_MODEL_URL", server.url + "/v1")
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [])
+    assert main(["models", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "on a llama.cpp server at" in out and "4 parallel slots" in out and "healthy" in out
+    assert main(["self-check"]) == 0
+    out = capsys.readouterr().out
+    assert "ok    model server (model_url)" in out and "4 parallel slots" in out
+    assert "ok    agent question with the model" in out
+
+
 def test_every_turn_parses_with_four_answers_batched_at_once(server, tools):
     """Four requests at once, each with its own grammar state in its own slot: the random-weight model
     writes anything the grammar allows, and every complete turn parses and names a registered tool."""

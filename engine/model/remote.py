@@ -103,11 +103,24 @@ class RemoteBackend(StreamingBackend):
             else:
                 raise ServerError(f"{self.url} does not answer like an OpenAI-compatible model server "
                                   "(no /v1/models).", hint="Check model_url: the server's address and port.")
+        self.slots = int((props or {}).get("total_slots") or 0) or None  # llama-server's parallel slots
         model_id = str(first.get("id") or (props or {}).get("model_path") or "remote model")
         n_ctx = int(first.get("max_model_len") or ((props or {}).get("default_generation_settings") or {}).get("n_ctx")
                     or self.settings.n_ctx)
         template = (props or {}).get("chat_template") or None
         return os.path.basename(model_id), n_ctx, template
+
+    def describe(self) -> str:
+        """One line for IT: the server, its model, context, slots and health (``/health`` where it has one)."""
+        health = ""
+        try:
+            r = self._request("GET", "/health")
+            health = "healthy" if r.status_code == 200 else f"health: HTTP {r.status_code}"
+        except ServerError:
+            health = "health: no answer"
+        slots = f", {self.slots} parallel slots" if self.slots else ""
+        return (f"{self.model_id} on a {self.kind} server at {self.url}, context {self.n_ctx:,} tokens{slots}, "
+                f"chat template: {self.template.origin}, {health}")
 
     # -- text and tokens ------------------------------------------------------------------------------
     def chat_prompt(self, messages: list[dict[str, str]], tools: list[dict] | None = None) -> str:
