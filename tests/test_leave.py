@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import io
 
 import datetime as dt
@@ -175,3 +176,15 @@ def test_the_setting_adds_the_tool_with_the_sample_calendar():
     tool = build_leave_tool(Settings(leave_requests=True), data)
     assert tool is not None and D(2026, 12, 25) in tool.calendar.holidays
     assert set(tool.types) == {"vacation", "sick"}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_the_request_store_is_readable_by_its_owner_only(tmp_path):
+    from engine.workflows.leave import RequestStore
+
+    path = tmp_path / "leave-requests.sqlite"
+    RequestStore(path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    path.chmod(0o644)  # made by an earlier version
+    RequestStore(path)
+    assert path.stat().st_mode & 0o777 == 0o600

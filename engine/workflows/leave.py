@@ -10,6 +10,7 @@ rejected one is only written to the audit log. HR lists the pending requests and
 from __future__ import annotations
 
 import csv
+import os
 import datetime as _dt
 import io
 import re
@@ -170,6 +171,7 @@ class RequestStore:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            _private(self.path)
             with self._connect() as db:
                 db.execute("CREATE TABLE IF NOT EXISTS leave_requests (id TEXT PRIMARY KEY, employee TEXT NOT NULL, "
                            "leave_type TEXT NOT NULL, start TEXT NOT NULL, \"end\" TEXT NOT NULL, day_count REAL NOT "
@@ -200,6 +202,19 @@ class RequestStore:
 
     def export_csv(self, status: str | None = "pending") -> str:
         return requests_csv(self.list(status))
+
+
+def _private(path: Path) -> None:
+    """The request file readable by its owner only (dates and balances are personal); SQLite gives its
+    journal the same mode. An existing file of ours that others could read is made private."""
+    if os.name != "posix":
+        return  # the user's own data folder (AppData) is private on Windows
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        return
+    info = path.stat()
+    if info.st_mode & 0o077 and info.st_uid == os.getuid():
+        path.chmod(0o600)
 
 
 def export_csv(store, status: str | None = "pending") -> str:
