@@ -109,14 +109,36 @@ def system_site_files() -> list[Path]:
     from engine.model.discovery import app_root
 
     if sys.platform == "win32":
-        base = Path(os.environ.get("PROGRAMDATA") or r"C:\ProgramData")
-        first = base / "hr-assistant" / "site.toml"
+        # From the OS, not %PROGRAMDATA%: a user may set that variable to a folder of their own.
+        first = _program_data() / "hr-assistant" / "site.toml"
     else:
         first = Path("/etc/hr-assistant/site.toml")
     out = [first]
     if getattr(sys, "frozen", False):  # the installed bundle's own folder (admin-owned on a managed install)
         out.append(app_root() / "site.toml")
     return out
+
+
+def _program_data() -> Path:  # pragma: no cover - Windows only
+    """%ProgramData% as the OS knows it (SHGetKnownFolderPath), never the environment variable."""
+    import ctypes
+    import uuid
+    from ctypes import wintypes
+
+    class GUID(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_byte * 16)]
+
+    folder_id = GUID()
+    ctypes.memmove(folder_id.data, uuid.UUID("{62AB5D82-FDC1-4DC3-A9DD-070D1D495D97}").bytes_le, 16)
+    out = wintypes.LPWSTR()
+    shell32 = ctypes.WinDLL("shell32")
+    ole32 = ctypes.WinDLL("ole32")
+    try:
+        if shell32.SHGetKnownFolderPath(ctypes.byref(folder_id), 0, None, ctypes.byref(out)) == 0 and out.value:
+            return Path(out.value)
+    finally:
+        ole32.CoTaskMemFree(out)
+    return Path(r"C:\ProgramData")
 
 
 def admin_only_problem(path: Path) -> str:

@@ -27,10 +27,14 @@ _RIGHTS = {"GA": 0x10000000, "GW": 0x40000000, "GR": 0x80000000, "GX": 0x2000000
            "SD": 0x10000, "RC": 0x20000, "WD": 0x40000, "WO": 0x80000,
            "CC": 0x1, "DC": 0x2, "LC": 0x4, "SW": 0x8, "RP": 0x10, "WP": 0x20, "DT": 0x40, "LO": 0x80, "CR": 0x100,
            "KA": 0xF003F, "KW": 0x20006, "KR": 0x20019, "KX": 0x20019}
-#: Write data or add a file (0x2), append or add a folder (0x4), delete a child (0x40), delete (0x10000),
-#: change the permissions (0x40000) or the owner (0x80000), generic all or write.
+#: On the file: write data (0x2), append (0x4), delete a child (0x40), delete (0x10000), change the
+#: permissions (0x40000) or the owner (0x80000), generic all or write.
 WRITE_BITS = 0x2 | 0x4 | 0x40 | 0x10000 | 0x40000 | 0x80000 | 0x10000000 | 0x40000000
-_ACE = re.compile(r"\(([^()]*)\)")
+#: On a folder above it: what lets someone replace the next part of the path (delete a child, delete the
+#: folder, change its permissions or owner, generic all/write). Adding files or folders does not: C:\
+#: lets Authenticated Users add folders and %ProgramData% lets Users add files, as shipped.
+REPLACE_BITS = 0x40 | 0x10000 | 0x40000 | 0x80000 | 0x10000000 | 0x40000000
+_DENY_TYPES = {"D", "OD", "XD", "AU", "OU", "AL", "OL", "ML", "SP"}  # deny, audit, alarm, label, policy: grant nothing
 
 
 def _who(sid: str) -> str:
@@ -48,27 +52,45 @@ def rights_mask(text: str) -> int:
     return mask
 
 
-def sddl_problem(sddl: str, what: str = "it") -> str:
-    """Why a file or folder with this security descriptor could be written by a non-administrator
-    ('' if it could not). Fails closed: no owner or no DACL (NULL DACL: everyone may write) is a problem."""
+def _aces(dacl: str) -> list[str]:
+    """The access entries of a DACL string, split at parentheses of depth 0 (a conditional entry holds
+    parentheses of its own)."""
+    out, depth, start = [], 0, -1
+    for i, ch in enumerate(dacl):
+        if ch == "(":
+            depth += 1
+            if depth == 1:
+                start = i + 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and start >= 0:
+                out.append(dacl[start:i])
+    return out
+
+
+def sddl_problem(sddl: str, what: str = "it", folder: bool = False) -> str:
+    """Why a file (or, with ``folder``, a folder above it) with this security descriptor could be written
+    or replaced by a non-administrator ('' if it could not). Fails closed: no owner, no DACL (NULL DACL:
+    everyone may write), an entry that cannot be read, or an entry type it does not know that grants."""
     owner = re.search(r"O:([A-Z]{2}|S-[0-9-]+)", sddl)
     if not owner:
         return f"{what} has no owner that can be read"
     if owner.group(1) not in TRUSTED:
         return f"{what} belongs to {_who(owner.group(1))}, not to the administrators"
-    dacl = re.search(r"D:([A-Z]*)((?:\([^()]*\))*)", sddl)
+    dacl = re.search(r"D:([A-Z]*)(.*?)(?:S:|$)", sddl)
     if not dacl or "NO_ACCESS_CONTROL" in sddl:  # (an empty DACL lets nobody in; a missing one, everybody)
         return f"{what} has no access list (everyone may write it)"
-    for ace in _ACE.findall(dacl.group(2)):
+    mask = REPLACE_BITS if folder else WRITE_BITS
+    for ace in _aces(dacl.group(2)):
         fields = ace.split(";")
         if len(fields) < 6:
             return f"{what} has an access entry that cannot be read ({ace})"
         kind, flags, rights, sid = fields[0], fields[1], fields[2], fields[5]
-        if kind not in ("A", "OA") or "IO" in re.findall(r"..", flags):
-            continue  # a deny entry, or one that applies only to what is created inside
+        if kind in _DENY_TYPES or "IO" in re.findall(r"..", flags):
+            continue  # grants nothing, or applies only to what is created inside
         if sid in TRUSTED or (sid == "OW"):
             continue
-        if rights_mask(rights) & WRITE_BITS:
+        if rights_mask(rights) & mask:
             return f"{what} can be written by {_who(sid)} ({rights})"
     return ""
 
@@ -109,7 +131,7 @@ def windows_admin_only_problem(path: Path) -> str:
         return f"it cannot be resolved ({exc})"
     for p in [target, *target.parents]:
         try:
-            problem = sddl_problem(path_sddl(p), str(p))
+            problem = sddl_problem(path_sddl(p), str(p), folder=p != target)
         except OSError as exc:
             return f"{p} cannot be checked ({exc})"
         if problem:

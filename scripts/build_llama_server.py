@@ -75,9 +75,24 @@ def flags(cuda: bool, native: bool) -> list[str]:
 
 def cache_dir(cache: Path, version: str, build_flags: list[str]) -> Path:
     """One folder per llama-cpp-python version and set of options (a CPU and a CUDA build live side by side)."""
-    key = hashlib.sha256("\n".join(build_flags).encode()).hexdigest()[:10]
+    # A native build runs on CPUs like this one only: the CPU is part of the key (a shared cache stays safe).
+    cpu = _cpu_model() if "-DGGML_NATIVE=ON" in build_flags else ""
+    key = hashlib.sha256("\n".join([*build_flags, cpu]).encode()).hexdigest()[:10]
     kind = "cuda" if "-DGGML_CUDA=ON" in build_flags else "cpu"
     return cache / f"{version}-{kind}-{key}"
+
+
+def _cpu_model() -> str:
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(("model name", "flags")):
+                    return platform.machine() + " " + line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine() + " " + platform.processor()
 
 
 def find_sdist(version: str, given: str | None, wheelhouse: Path, work: Path) -> Path:
@@ -109,6 +124,9 @@ def extract_llama_cpp(sdist: Path, into: Path) -> Path:
         if not members:
             raise BuildError(f"{sdist} has no vendor/llama.cpp tree.")
         top = members[0].name.split("/")[0] + "/vendor/llama.cpp"
+        for m in members:  # (Pythons before 3.11.4 have no extraction filter: checked here as well)
+            if m.name.startswith("/") or ".." in m.name.split("/") or not (m.isfile() or m.isdir()):
+                raise BuildError(f"{sdist}: refusing the member {m.name!r} (a link or a path outside the tree).")
         kwargs = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
         tar.extractall(into, members=members, **kwargs)
     tree = into / top

@@ -102,17 +102,28 @@ def test_every_turn_parses_with_four_answers_batched_at_once(server, tools):
     backend = RemoteBackend(server.url, SETTINGS)
     prompt = backend.chat_prompt([{"role": "system", "content": "x"}, {"role": "user", "content": "q"}]) + TURN_PREFIX
     results: dict[int, object] = {}
+    spans: dict[int, tuple[float, float]] = {}
+    errors: list[BaseException] = []
 
     def one(seed: int) -> None:
-        results[seed] = RemoteBackend(server.url, SETTINGS.replace(seed=seed, temperature=1.0)).generate(
-            prompt, tools.turn_grammar(), max_tokens=1500)
+        try:
+            t0 = time.perf_counter()
+            results[seed] = RemoteBackend(server.url, SETTINGS.replace(seed=seed, temperature=1.0)).generate(
+                prompt, tools.turn_grammar(), max_tokens=1500)
+            spans[seed] = (t0, time.perf_counter())
+        except BaseException as exc:  # noqa: BLE001 - reported below, with the others
+            errors.append(exc)
 
     threads = [threading.Thread(target=one, args=(seed,)) for seed in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(300)
-    assert sorted(results) == [0, 1, 2, 3]
+    assert not errors and sorted(results) == [0, 1, 2, 3], errors
+    # They were answered at once, in four slots, not one after another.
+    assert max(start for start, _ in spans.values()) < min(end for _, end in spans.values())
+    assert all(gen.stop_reason == "end" for gen in results.values()) or \
+        sum(gen.stop_reason == "end" for gen in results.values()) >= 2
     for seed, gen in results.items():
         assert gen.stop_reason in ("end", "length"), seed
         if gen.stop_reason == "end":

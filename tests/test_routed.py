@@ -273,6 +273,10 @@ def test_a_later_part_that_combines_earlier_results_is_a_calculation_by_code(too
     ("Can I use my PTO days right now?", [], ""),  # no rule applies: the model reads
     ("Can I use my PTO days right now?", ["Rule one may apply.", "Rule two cannot."], ""),  # two: unclear
     ("Can Ana use her PTO?", ["PTO cannot be used until the 90 days are completed."], ""),  # not about me
+    ("Do I need my manager's approval?", ["Leave may not be taken without prior manager approval."], ""),
+    ("Can I carry over my vacation days?",
+     ["Employees may carry over up to 5 days; days not used are forfeited."], "Yes"),
+    ("Can't I use my PTO yet?", ["PTO cannot be used until the 90 days are completed."], ""),  # negated question
 ])
 def test_a_yes_no_question_is_settled_by_the_one_rule_that_applies(question, applying, reply):
     from engine.agent.routed import decided_reply

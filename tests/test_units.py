@@ -1,5 +1,7 @@
 """The unit check on a calculation line: money times days times years is no payout."""
 
+import pytest
+
 from engine.agent.calc_slot import Variable
 from engine.agent.units import line_problem, pay_ceiling, unit_of
 
@@ -43,6 +45,19 @@ def test_a_schedule_per_week_is_a_plain_number_so_pro_rata_passes():
     assert line_problem("answer = pto_hours * scheduled_hours_week / 40", units, 60) == ("", (0, 1))
 
 
+@pytest.mark.parametrize("name, note, unit", [
+    ("holiday_allowance", "Holiday Allowance (days)", (0, 1)),
+    ("days_earned", "from the record", (0, 1)),
+    ("accrual_rate", "days per month", (0, 0)),
+    ("hours_per_pay_period", "hours", (0, 0)),
+    ("daily_hours", "hours", (0, 0)),
+    ("bonus_usd", "Bonus (USD)", (1, 0)),
+    ("stipend", "Wellness stipend", (1, 0)),
+])
+def test_leave_words_and_periods_are_not_money(name, note, unit):
+    assert unit_of(Variable(name, 1, note)) == unit
+
+
 def test_money_times_two_lengths_of_time_is_refused():
     problem, _ = line_problem("answer = annual_salary / 260 * (years_of_service + 1/12) * vacation_days_remaining",
                               UNITS, 39900)
@@ -62,7 +77,7 @@ def test_a_payout_above_ten_years_of_pay_is_refused():
     assert ceiling == 920000
     problem, _ = line_problem("answer = hourly_rate * asked_number", {**UNITS, "hourly_rate": (1, 0)},
                               10733333.33, ceiling)
-    assert "more than 10 years of your pay" in problem
+    assert "more than 10 years of the person's pay" in problem
     # Five years of salary is large, but a figure someone may ask for.
     assert line_problem("answer = annual_salary * 5", UNITS, 460000, ceiling)[0] == ""
     # An hourly rate times many hours is a product of two large figures, and plausible.

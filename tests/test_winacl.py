@@ -9,8 +9,25 @@ PROGRAMDATA = ("O:SYG:SYD:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICIIO;GA;;;CO)(
 LOCKED = "O:BAG:SYD:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;0x1200a9;;;BU)"
 
 
+ROOT_DRIVE = ("O:S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464G:S-1-5-80-956008885-3418522649-"
+              "1831038044-1853292631-2271478464D:PAI(A;OICI;FA;;;BA)(A;OICI;FA;;;SY)(A;OICIIO;GA;;;CO)"
+              "(A;OICI;0x1200a9;;;BU)(A;CI;LC;;;AU)(A;OIIO;SDGXGWGR;;;AU)")
+
+
 def test_programdata_as_shipped_lets_users_add_files():
+    # A file with this access list could be written; as a folder above the site file it only lets Users
+    # add files and folders, which cannot replace an existing site file: C:\ and ProgramData pass as folders.
     assert sddl_problem(PROGRAMDATA, "C:\\ProgramData") == "C:\\ProgramData can be written by Users (DCLCRPCR)"
+    assert sddl_problem(PROGRAMDATA, folder=True) == "" and sddl_problem(ROOT_DRIVE, folder=True) == ""
+    # A folder where Users may delete children (replace site.toml) does not pass.
+    assert "Users (DT)" in sddl_problem("O:BAD:PAI(A;;FA;;;BA)(A;CI;DT;;;BU)", folder=True)
+
+
+def test_callback_and_conditional_entries_are_read_whole():
+    conditional = "O:BAD:PAI(A;;FA;;;BA)(XA;;FA;;;BA;(Member_of {SID(BA)}))(A;;FA;;;BU)"
+    assert "Users (FA)" in sddl_problem(conditional)  # the entry after the conditional one is checked
+    assert "Everyone (FA)" in sddl_problem("O:BAD:PAI(A;;FA;;;BA)(ZA;;FA;;;WD)")  # a callback allow grants
+    assert sddl_problem("O:BAD:PAI(A;;FA;;;BA)(XD;;FA;;;WD;(Member_of {SID(BA)}))") == ""  # a deny does not
 
 
 def test_a_folder_and_file_locked_by_the_installer_pass():

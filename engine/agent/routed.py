@@ -77,6 +77,8 @@ _ANAPHORA = re.compile(r"^\s*(and|also|what about|how about|then|so)\b|\b(them|t
 #: A later part that combines what the parts before it found ("what do they add up to?").
 _COMBINE = re.compile(r"\b(add(s|ed)? up|sum|total|combined|together|altogether|in all|difference|differ|"
                       r"(more|less|fewer) than|average|ratio)\b", re.I)
+#: ... and says that it combines those ("they", "both"), not something it would have to look up first.
+_BACK = re.compile(r"\b(they|them|those|these|both|the two|all of them|each of them)\b", re.I)
 #: A question that asks for figures per group ("per department", "by team", "each", "which department has").
 _BREAKDOWN = re.compile(r"\b(per|each|every|by|breakdown|broken down|which (department|team|division|unit|location|"
                         r"group|site))\b", re.I)
@@ -390,7 +392,7 @@ class _Turn:
         vote = a.router.vote(text, allowed)
         follow_up = bool(a.history and _ANAPHORA.search(part.text) and not several)
         named = self._named_people(f"{self._last_question()} {part.text}" if follow_up else part.text)
-        if several and part.number > 1 and _ANAPHORA.search(part.text) and _COMBINE.search(part.text) \
+        if several and part.number > 1 and _BACK.search(part.text) and _COMBINE.search(part.text) \
                 and "calculation" in allowed:
             # "…, and what do they add up to?": arithmetic on what the parts before it found, nothing to look up.
             route = Route("calculation", "code", vote.candidates, vote.scores)
@@ -610,7 +612,8 @@ class _Turn:
             return
         known = {v.name: v.value for v in variables}
         units = {v.name: unit_of(v) for v in variables}
-        ceiling = pay_ceiling(variables)
+        # (a ceiling of the person's own pay is for figures about them, not for arithmetic over others' data)
+        ceiling = pay_ceiling(variables) if part.kind in ("policy_calc", "my_calc") else None
         expressions: dict[str, str] = {}
         kept = (len(self.results), len(part.sources))
         for calc in calculations:
@@ -946,10 +949,12 @@ class _Turn:
 
 NOT_WORKED_OUT = "I could not work this figure out reliably from the policy and your record, so I give none; HR can."
 #: A question about the asker that a yes or a no answers ("Can I use my PTO now?", "Am I eligible for …?").
-_YES_NO = re.compile(r"^\s*(can|may|could|am|do|does|will|is|are|should|must|would|have|has)\b(?=.*\b(i|my|me)\b)",
-                     re.I)
-_DENIES = re.compile(r"\b(cannot|can ?not|can't|may not|must not|is not|are not|isn't|aren't|not (be )?(eligible|"
-                     r"allowed|permitted|entitled|available|used|taken|paid)|no longer|ineligible|not until)\b", re.I)
+_YES_NO = re.compile(r"^\s*(can|may|could|am|is|are)\b(?=.*\b(i|my|me)\b)", re.I)
+#: Questions whose yes is a duty or a need ("Do I need…", "Must I…") or that are negated: a rule's "may not"
+#: answers them the other way round, so code leaves them to the model.
+_NOT_SETTLED = re.compile(r"n't\b|\b(not|need|needs|must|have to|has to|required|require|should)\b", re.I)
+_DENIES = re.compile(r"\b(cannot|can ?not|can't|may not|must not|not (be )?(eligible|allowed|permitted|entitled)|"
+                     r"ineligible|no longer (eligible|allowed|permitted))\b", re.I)
 _GRANTS = re.compile(r"\b(may|can|is eligible|are eligible|is entitled|are entitled|qualif(y|ies)|is allowed|"
                      r"are allowed|is permitted|are permitted)\b", re.I)
 
@@ -958,7 +963,7 @@ def decided_reply(question: str, applying: list[str]) -> str:
     """"Yes" or "No" where a yes/no question about the asker is settled by the one rule code found to
     apply to them (a rule that says "cannot … until the 90 days are completed" to someone at day 84
     is a no), else "". A small model reads "this applies to you" and still answers yes."""
-    if not _YES_NO.search(question) or len(applying) != 1:
+    if not _YES_NO.search(question) or _NOT_SETTLED.search(question) or len(applying) != 1:
         return ""
     rule = applying[0]
     if _DENIES.search(rule):
@@ -978,11 +983,14 @@ def _unrepeated(text: str) -> str:
             continue
         seen.add(key)
         sentences = re.split(r"(?<=[.!?])\s+", line.strip())
-        keys = [" ".join(x.split()).casefold() for x in sentences]
-        if len(set(keys)) < len(keys):
-            # A sentence said twice: the model is going round in circles; what it said first is the answer.
-            line = " ".join(sentences[:2])
-        out.append(line)
+        said: set[str] = set()
+        kept = []
+        for sentence in sentences:  # a sentence said again (a model going round in circles) is dropped
+            k = " ".join(sentence.split()).casefold()
+            if k not in said:
+                said.add(k)
+                kept.append(sentence)
+        out.append(" ".join(kept))
     return "\n".join(out).strip()
 
 

@@ -26,12 +26,18 @@ Unit = tuple[int, int] | None
 
 _PAY_NAMES = {"annual_salary", "monthly_salary", "hourly_rate", "weekly_pay", "monthly_pay", "annual_pay",
               "daily_rate", "overtime_rate", "per_day", "per_hour", "rate"}
-_MONEY = re.compile(r"salar|\bpay\b|wage|rate|earn|bonus|stipend|allowance|budget|\b(usd|gbp|eur|php|inr|cad|aud)\b"
-                    r"|[$£€]|dollar|pound|euro", re.I)
-_TIME = re.compile(r"\b(hours?|hrs|days?|weeks?|months?|years?)\b|_(hours?|hrs|days?|weeks?|months?|years?)\b|service",
-                   re.I)
+#: Money without doubt (pay words, currencies) ...
+_MONEY = re.compile(r"salar|\bpay\b(?!\s*period)|\bwages?\b|\b(usd|gbp|eur|php|inr|cad|aud|chf|sek|nok|dkk)\b|[$£€]"
+                    r"|dollar|pound|euro|compensation", re.I)
+#: ... time without doubt (a unit of time, or leave that is counted in it) ...
+_TIME = re.compile(r"\b(hours?|hrs|days?|weeks?|months?|years?)\b|_(hours?|hrs|days?|weeks?|months?|years?)\b|service"
+                   r"|\b(leave|holiday|vacation|pto|sick|accru\w*)\b|_(leave|holiday|vacation|pto|sick|accru\w*)", re.I)
+#: ... and words that are money only where no unit of time is named ("rate", "bonus", "allowance").
+_MONEYISH = re.compile(r"\b(rate|bonus|stipend|allowance|budget|earnings?)\b|_(rate|bonus|stipend|allowance|budget)\b",
+                       re.I)
 _PER_PERIOD = re.compile(r"\b(per|a|each|every)\s+(week|day|month|year|pay period)\b|/\s*(week|wk|day|month|year)\b"
-                         r"|\bweekly\b", re.I)
+                         r"|\b(weekly|daily|monthly|annual|yearly)\b|_(weekly|daily|monthly|annual|yearly)|"
+                         r"(weekly|daily|monthly|annual|yearly)_", re.I)
 #: How many years of a person's pay a figure about them may come to before it is no longer plausible.
 PAY_YEARS = 10
 
@@ -43,10 +49,12 @@ def unit_of(variable: Variable) -> Unit:
         # Money, whatever its period: a salary divided by 2080 hours is a rate, a daily rate times days an
         # amount, and the policy's constants (260, 12) that turn one into the other carry no unit.
         return (1, 0)
-    if _TIME.search(text) or _TIME.search(variable.name):
+    if _TIME.search(text):
         # Hours *per week* (a schedule) is a length of time per length of time: a plain number, so a
         # pro-rata accrual (120 hours * scheduled_hours_per_week / 40) is not refused as hours squared.
         return (0, 0) if _PER_PERIOD.search(text) else (0, 1)
+    if _MONEYISH.search(text):
+        return (1, 0)
     if re.search(r"\bfte\b|percent|share|count|number of", text, re.I):
         return (0, 0)
     return None
@@ -109,8 +117,10 @@ def line_problem(code: str, units: dict[str, Unit], value: float, ceiling: float
         money, time = unit
         if money not in (0, 1) or abs(time) > 1:
             return "its units do not fit (" + _describe(unit) + ")", unit
-    if ceiling and (unit is None or unit[0] == 1) and abs(value) > ceiling:
-        return f"{value:,.2f} is more than {PAY_YEARS} years of your pay", unit
+    money = unit is not None and unit[0] == 1 or unit is None and any(
+        units.get(n.id) is not None and units[n.id][0] == 1 for n in ast.walk(tree) if isinstance(n, ast.Name))
+    if ceiling and money and abs(value) > ceiling:
+        return f"{value:,.2f} is more than {PAY_YEARS} years of the person's pay", unit
     return "", unit
 
 

@@ -368,9 +368,10 @@ def _append_only(path: Path) -> bool:
         import array
         import fcntl
 
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        # Write-only is enough for the ioctl, and is what an account has on the recommended 0622 file.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0))
     except (ImportError, OSError):
-        return False
+        return bool(getattr(path.stat(), "st_flags", 0) & 0x00040004)  # BSD/macOS: UF_APPEND | SF_APPEND
     try:
         flags = array.array("l", [0])
         fcntl.ioctl(fd, 0x80086601, flags, True)  # FS_IOC_GETFLAGS

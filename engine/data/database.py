@@ -327,7 +327,9 @@ def _leave_table(run, schema, name_col) -> None:
     run(sql.SQL("ALTER TABLE {}.leave_requests DROP CONSTRAINT IF EXISTS leave_status_known").format(schema))
     run(sql.SQL("ALTER TABLE {}.leave_requests ADD CONSTRAINT leave_status_known CHECK (status IN ('pending', "
                 "'approved', 'declined', 'cancelled')) NOT VALID").format(schema))
-    run(sql.SQL("""CREATE OR REPLACE FUNCTION {s}.leave_rules() RETURNS trigger LANGUAGE plpgsql AS $rules$
+    # (search_path pinned: a caller's own schema must not supply the "=" or now() these checks use)
+    run(sql.SQL("""CREATE OR REPLACE FUNCTION {s}.leave_rules() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $rules$
 BEGIN
     IF TG_OP = 'INSERT' THEN
         NEW.db_user := session_user;
