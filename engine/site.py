@@ -142,26 +142,34 @@ def _program_data() -> Path:  # pragma: no cover - Windows only
 
 
 def admin_only_problem(path: Path) -> str:
-    """Why ``path`` could have been written by someone other than an administrator ('' if it could not)."""
-    if sys.platform == "win32":
-        # %ProgramData% lets standard users add files and folders: owner and DACL are checked as here.
-        from engine.winacl import windows_admin_only_problem
-
-        return windows_admin_only_problem(path)
+    """Why ``path`` could have been written by someone other than an administrator ('' if it could not):
+    the file and every folder above it, by owner and mode (POSIX) or owner and DACL (Windows)."""
     try:
         target = path.resolve(strict=True)
     except (OSError, RuntimeError) as exc:
         return f"it cannot be resolved ({exc})"
+    if sys.platform == "win32":
+        # %ProgramData% lets standard users add files and folders: owner and DACL are checked instead.
+        from engine.winacl import path_problem as judge
+    else:
+        judge = _posix_problem
     for p in [target, *target.parents]:
-        try:
-            st = p.stat()
-        except OSError as exc:
-            return f"{p} cannot be checked ({exc.strerror})"
-        if st.st_uid != 0:
-            return f"{p} belongs to user id {st.st_uid}, not to root"
-        writable_by_others = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-        if writable_by_others and not (p != target and st.st_mode & stat.S_ISVTX):
-            return f"{p} can be written by users other than root"
+        problem = judge(p, folder=p != target)
+        if problem:
+            return problem
+    return ""
+
+
+def _posix_problem(p: Path, folder: bool) -> str:
+    try:
+        st = p.stat()
+    except OSError as exc:
+        return f"{p} cannot be checked ({exc.strerror})"
+    if st.st_uid != 0:
+        return f"{p} belongs to user id {st.st_uid}, not to root"
+    writable_by_others = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    if writable_by_others and not (folder and st.st_mode & stat.S_ISVTX):
+        return f"{p} can be written by users other than root"
     return ""
 
 

@@ -121,19 +121,9 @@ def path_sddl(path: Path) -> str:  # pragma: no cover - Windows only
         kernel.LocalFree(sd)
 
 
-def windows_admin_only_problem(path: Path) -> str:
-    """The Windows counterpart of the POSIX check: the file and every folder above it."""
-    if sys.platform != "win32":  # pragma: no cover
-        return ""
+def path_problem(path: Path, folder: bool) -> str:  # pragma: no cover - Windows only
+    """Why the file (or a folder above it) at ``path`` could be written or replaced by a non-administrator."""
     try:
-        target = path.resolve(strict=True)
-    except (OSError, RuntimeError) as exc:
-        return f"it cannot be resolved ({exc})"
-    for p in [target, *target.parents]:
-        try:
-            problem = sddl_problem(path_sddl(p), str(p), folder=p != target)
-        except OSError as exc:
-            return f"{p} cannot be checked ({exc})"
-        if problem:
-            return problem
-    return ""
+        return sddl_problem(path_sddl(path), str(path), folder=folder)
+    except OSError as exc:
+        return f"{path} cannot be checked ({exc})"

@@ -15,7 +15,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class LlamaServer:
+class _ServerProcess:
+    """A server process the tests started: killed (as a crash would) or stopped, its log closed."""
+
+    proc: subprocess.Popen
+    _log: object
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._log.close()
+
+
+class LlamaServer(_ServerProcess):
     """Starts the server on a free port and waits until it answers; its log is kept for the prefix figures."""
 
     def __init__(self, model: Path, log: Path, n_ctx: int = 4096, threads: int = 2) -> None:
@@ -57,18 +77,6 @@ class LlamaServer:
         return [int(n) for n in re.findall(r"prompt eval time =\s+[\d.]+ ms /\s+(\d+) tokens",
                                             self.log_path.read_text(errors="replace"))]
 
-    def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait(30)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self._log.close()
 
 
 def amx_cpu() -> bool:
@@ -80,7 +88,7 @@ def amx_cpu() -> bool:
         return False
 
 
-class CppLlamaServer:
+class CppLlamaServer(_ServerProcess):
     """llama.cpp's own ``llama-server`` (built by scripts/build_llama_server.py), on a port of 127.0.0.1,
     with ``slots`` parallel slots and continuous batching; it is ready when /health says so."""
 
@@ -121,15 +129,3 @@ class CppLlamaServer:
 
         return httpx.get(self.url + path, timeout=10).json()
 
-    def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait(30)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self._log.close()
