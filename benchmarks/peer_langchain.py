@@ -201,7 +201,11 @@ def main() -> None:
     ours = Evaluator(lambda case: backend, settings).run(cases)
     backend.close()
     old = OldDesign(model, args.n_ctx, args.max_tokens, args.temperature, args.seed)
-    old_rows = [old.run_case(c, c.employees or default_emp, c.policies or default_pol) for c in cases]
+    old_rows = []
+    for c in cases:  # one line per case as it finishes, so a long run that is stopped still tells
+        old_rows.append(old.run_case(c, c.employees or default_emp, c.policies or default_pol))
+        r = old_rows[-1]
+        print(f"langchain {c.id}: correct={r['correct']} calls={r['calls']} s={r['seconds']:.1f}", flush=True)
 
     def p95(xs):
         xs = sorted(xs)

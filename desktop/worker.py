@@ -56,6 +56,7 @@ class EngineWorker(QObject):
     search_done = Signal(str, object)  # query, list[Hit]
     lookup_done = Signal(object)  # ToolResult
     leave_decided = Signal(object)  # dict of the engine.workflows.leave.LeaveRequest, status "pending" or "rejected"
+    starters = Signal(object)  # list[str]: questions to try, for the signed-in person's role
     failed = Signal(str, str)
 
     def __init__(self, backend_factory: Callable[[Settings], object] | None = None) -> None:
@@ -74,6 +75,7 @@ class EngineWorker(QObject):
         self.policy_index = None
         self.agent = None
         self.agent_conversation: int | None = None
+        self._role = ""  # the signed-in person's role ("" = not in the data), for the starter questions
 
     # -- setup ----------------------------------------------------------------------------------
     @Slot(object, str)
@@ -125,15 +127,24 @@ class EngineWorker(QObject):
             # The list of names is only for those who may pick one.
             names = sorted(str(n) for n in table.df[name_col].dropna()) if name_col and identity.can_choose else []
             viewer = self.data_tool.viewer(identity.user) if identity.user else None
+            self._role = viewer.role if viewer else ""
+            personas = []
+            if self.data_tool.demo and not identity.user:
+                from engine.starters import sample_personas
+
+                personas = [vars(p) for p in sample_personas(self.data_tool)]
             self.data_ready.emit({
                 "employees": names, "source": table.source, "problems": table.problems(),
                 "user": identity.name, "role": viewer.role if viewer else "", "found": viewer is not None,
                 "account": identity.account, "how": identity.how, "view_as": identity.view_as,
-                "can_choose": identity.can_choose, "notice": identity.notice, "demo": self.data_tool.demo})
+                "can_choose": identity.can_choose, "notice": identity.notice, "demo": self.data_tool.demo,
+                "personas": personas})
             self.job.emit("data", f"Employee data: {len(table.df)} people")
+            self._emit_starters()
         except HRAssistantError as exc:
             self.job.emit("data", "Employee data: not available")
             self.data_tool = None
+            self._role = ""
             self.leave_tool = None
             self.identity = None
             self.data_failed.emit(exc.message, exc.hint)
@@ -168,12 +179,28 @@ class EngineWorker(QObject):
             report = self.policy_index.last_report
             files = len(report.added) + len(report.changed) + len(report.unchanged)
             self.job.emit("policies", f"Policies: {report.chunks} passages from {files} files")
+            self._emit_starters()
         except _Closing:
             self.policy_index = None  # nothing was saved: the next start indexes again
         except HRAssistantError as exc:
             self.job.emit("policies", "Policies: not available")
             self.policy_index = None
             self.policies_failed.emit(exc.message, exc.hint)
+
+    def _emit_starters(self) -> None:
+        """Questions to try, from what is loaded so far (the data's balances, the procedures HR wrote)."""
+        from engine.starters import starter_questions
+        from engine.workflows.procedures import ProcedureBook
+
+        titles: list[str] = []
+        root = getattr(self.policy_index, "root", None)
+        if root is not None:
+            try:
+                titles = [p.title for p in ProcedureBook.load(root).procedures]
+            except (HRAssistantError, OSError) as exc:  # the chips are a help: never a failure to show
+                log.warning("procedures not read for the starter questions: %s", exc)
+        table = self.data_tool.table if self.data_tool is not None else None
+        self.starters.emit(starter_questions(table, getattr(self, "_role", ""), titles))
 
     @Slot()
     def load_model(self) -> None:
@@ -187,7 +214,11 @@ class EngineWorker(QObject):
         self.warm_up()
         info = getattr(self.backend, "info", None)
         name = info.summary().get("name") if info is not None else getattr(self.backend, "name", "")
-        self.job.emit("model", f"Model: ready — {name}" if name else "Model: ready")
+        text = f"Model: ready — {name}" if name else "Model: ready"
+        url, slots = getattr(self.backend, "url", ""), getattr(self.backend, "slots", 0)
+        if url:  # a site's model server: which one, and how many answers it writes at once
+            text += f" (server {url}" + (f", {slots} parallel slots" if slots else "") + ")"
+        self.job.emit("model", text)
 
     def _load_backend(self) -> None:
         """Load the model (on the start-up's loader thread, or the worker's); report it by signals."""

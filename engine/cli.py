@@ -18,10 +18,11 @@ from typing import Sequence
 
 from engine.errors import HRAssistantError, IdentityError, SettingsError, SetupError
 from engine.settings import Settings, load_settings
-from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
-                    PlanMade, ThoughtStep)
+from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep,
+                                ObservationStep, PlanMade, StageStarted, ThoughtStep)
 
 EXIT_OK, EXIT_FAILED, EXIT_SETUP = 0, 1, 2
+USER_HELP = "act as this employee: on the sample company, in kiosk mode, or as HR's 'view as' (default: your OS account)"
 
 
 def _print_error(exc: HRAssistantError) -> None:
@@ -65,7 +66,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--temperature", type=float, help="sampling temperature")
     p.add_argument("--seed", type=int, help="sampling seed")
     p.add_argument("--mode", dest="agent_mode", choices=["route", "react", "plan", "auto"],
-                   help="route: look up first, route the question, run a fixed pipeline (the default); react: a tool call per model call; plan: all tool calls planned at once; auto: a plan for "
+                   help="route: look up first, route the question, run a fixed pipeline (the default); react: a tool "
+                   "call per model call; plan: all tool calls planned at once; auto: a plan for "
                    "questions with several parts (default: the setting agent_mode)")
     p.add_argument("--max-steps", dest="max_steps", type=int, help="most tool calls per question")
 
@@ -86,6 +88,9 @@ def _stream(steps, out=None, verbose: bool = False) -> None:
             answering = False
         elif isinstance(step, ThoughtStep):
             out.write(f"Thought: {step.thought}\n")
+        elif isinstance(step, StageStarted):
+            if verbose:
+                out.write(f"  [{step.doing[0].lower()}{step.doing[1:]}…]\n")
         elif isinstance(step, ModelCallStep):
             if verbose:
                 out.write(f"  [model: {step.seconds:.2f}s, {step.prompt_tokens_evaluated} prompt tokens evaluated, "
@@ -834,13 +839,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ask", help="answer one question")
     p.add_argument("question")
-    p.add_argument("--user", help="act as this employee: on the sample company, in kiosk mode, or as HR's 'view as' (default: your OS account)")
+    p.add_argument("--user", help=USER_HELP)
     p.add_argument("--json", action="store_true", help="print one JSON object with the answer and the trace")
     _add_model_options(p)
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("chat", help="a conversation in the terminal")
-    p.add_argument("--user", help="act as this employee: on the sample company, in kiosk mode, or as HR's 'view as' (default: your OS account)")
+    p.add_argument("--user", help=USER_HELP)
     _add_model_options(p)
     p.set_defaults(func=cmd_chat)
 
@@ -866,7 +871,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help='for example: df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]')
     p.add_argument("--check", action="store_true",
                    help="check the employee file instead: rows, column types and cells that were not understood")
-    p.add_argument("--user", help="act as this employee: on the sample company, in kiosk mode, or as HR's 'view as' (default: your OS account)")
+    p.add_argument("--user", help=USER_HELP)
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_data)

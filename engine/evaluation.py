@@ -310,6 +310,8 @@ def summarise(results: list[dict]) -> dict:
         "route_accuracy": _mean(float(r["route"][0] == r["route_expected"]) for r in routed),
         "route_confusion": route_confusion(results),
         "claims_about_others": sum(r.get("claims_about_others") or 0 for r in results),
+        # answers whose text was broken (a loop, figures without words), replaced by an honest sentence
+        "broken_answers_replaced": sum(1 for r in results if any("broken text" in c for c in r.get("checks") or [])),
         "single_part_median_latency_s": _percentile(sorted(r["latency_s"] for r in results if not _multi(r)), 0.5),
         "refusal_accuracy": _mean(float(r["refusal_correct"]) for r in results if r["refusal_correct"] is not None),
         "tool_precision": _mean(r["tool_precision"] for r in results),

@@ -51,7 +51,8 @@ class Settings:
     n_ctx: int = _setting(4096, "Context size in tokens (prompt plus answer).", 512, 131072)
     n_threads: int = _setting(0, "CPU threads for the model; 0 picks the number of physical cores.", 0, 256)
     n_gpu_layers: int = _setting(0, "Layers offloaded to the GPU; 0 = CPU only, -1 = all.", -1, 1000)
-    temperature: float = _setting(0.0, "Sampling temperature; 0 (greedy) always picks the most likely token, which suits small models best.", 0.0, 2.0)
+    temperature: float = _setting(0.0, "Sampling temperature; 0 (greedy) always picks the most likely token, which suits "
+                                       "small models best.", 0.0, 2.0)
     seed: int = _setting(0, "Random seed for sampling, so answers are repeatable.", 0, 2**31 - 1)
     max_steps: int = _setting(6, "Most tool calls the agent may make for one question.", 1, 20)
     max_answer_tokens: int = _setting(700, "Most tokens the model may write in one step.", 64, 4096)

@@ -13,7 +13,6 @@ the SDDL of a path (:func:`path_sddl`) needs Windows.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 #: Accounts that may own or write the site file: Administrators, SYSTEM, TrustedInstaller.

@@ -6,6 +6,11 @@ Writes ``answer-light.png`` and ``answer-dark.png`` (the window after the answer
 ``answer-streaming.gif`` (frames every half second while the answer is worked out and
 streamed; needs Pillow: ``pip install pillow``). Acts as Pedro Alves of the sample company,
 with the settings' model (the bundled default unless ``--model``).
+
+Then the first hour of a newcomer on the sample company: ``welcome.png`` (the welcome page),
+``starters.png`` (the employee chosen there, an empty chat with its starter questions),
+``answer-step.png`` (the first chip clicked, the card saying which step runs) and
+``starter-answer.png`` (its answer). ``--only first-hour`` takes just these.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "docs"))
     parser.add_argument("--user", default="Pedro Alves")
     parser.add_argument("--schemes", default="light,dark", help="light, dark or both (light,dark)")
+    parser.add_argument("--only", choices=("example", "first-hour"), help="take one set (default: both)")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # A private settings/chat folder: the screenshots show one fresh chat, and nothing of the user's.
@@ -58,6 +64,10 @@ def main() -> int:
             time.sleep(every)
         return condition()
 
+    if args.only != "example":
+        code = first_hour(app, out, home, args.model, wait)
+        if code or args.only == "first-hour":
+            return code
     for scheme in args.schemes.split(","):
         apply_theme(app, dark=scheme == "dark")
         settings = Settings(user=args.user, model_path=args.model or "", n_threads=os.cpu_count() or 2)
@@ -98,6 +108,49 @@ def main() -> int:
         gif = out / "answer-streaming.gif"
         images[0].save(gif, save_all=True, append_images=images[1:], duration=500, loop=0, optimize=True)
         print(f"wrote {gif} ({len(images)} frames)")
+    return 0
+
+
+def first_hour(app, out: Path, home: str, model: str | None, wait) -> int:
+    """The welcome page, the starter chips, a card mid-step and the answer, as a newcomer sees them."""
+    from desktop.app import apply_theme
+    from desktop.history import ChatStore
+    from desktop.ui.main_window import MainWindow
+    from engine.settings import Settings
+
+    apply_theme(app, dark=False)
+    settings = Settings(model_path=model or "", n_threads=os.cpu_count() or 2)
+    window = MainWindow(settings, store=ChatStore(Path(home) / "chats-first-hour.sqlite"), ask_sign_in=True)
+    window.resize(1280, 800)
+    window.show()
+    if not wait(lambda: window.welcome.isVisible() and window.persona_buttons and window.model_loaded, 600):
+        print("no welcome page (is this the sample company, and did the model load?)", file=sys.stderr)
+        return 1
+    wait(lambda: False, 0.5)
+    window.grab().save(str(out / "welcome.png"))
+    window.persona_buttons[0].click()
+    if not wait(lambda: window.role and len(window.transcript.starters) >= 3, 120):
+        print("no starter questions after choosing a person", file=sys.stderr)
+        return 1
+    wait(lambda: False, 0.5)
+    window.grab().save(str(out / "starters.png"))
+    question = window.transcript.starters[0]
+    window.send(question)
+    shot = [False]
+
+    def mid_step() -> None:
+        progress = window.messages[-1].get("progress") or []
+        if not shot[0] and len(progress) >= 2 and progress[-1]["done"] is None:
+            shot[0] = True
+            window.grab().save(str(out / "answer-step.png"))
+
+    if not wait(lambda: not window.busy, 900, every=0.05, on_tick=mid_step):
+        print("no answer within 15 minutes", file=sys.stderr)
+        return 1
+    wait(lambda: False, 0.5)
+    window.grab().save(str(out / "starter-answer.png"))
+    print(f"first hour as {window.user}: {question!r} -> {window.messages[-1]['content'][:200]!r}")
+    window.close()
     return 0
 
 

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt, QUrl  # noqa: E402
+from PySide6.QtWidgets import QPushButton  # noqa: E402
 
 from desktop.history import ChatStore  # noqa: E402
 from desktop.ui.main_window import MainWindow, describe_action  # noqa: E402
@@ -576,3 +577,93 @@ def test_each_background_job_reports_its_own_state_and_none_waits_for_the_model(
     release.set()
     qtbot.waitUntil(lambda: window.model_status.text().startswith("Model: ready"), timeout=30000)
     assert window.model_loaded
+
+
+def test_the_card_says_which_step_runs_now_one_line_per_step(qtbot):
+    """The routed agent announces each step as it starts (choosing the fields, writing the answer): the card
+    shows it while it runs and ticks it off when the next starts; the Reasoning tab lists the same steps."""
+    backend = ScriptedBackend(["sick_days_remaining\n", "You have 2 sick days left."], token_delay=0.15)
+    window = make_window(qtbot, backend, agent_mode="route")
+    wait_ready(qtbot, window)
+    window.send("How many sick days do I have left?")
+    qtbot.waitUntil(lambda: "… Choosing what to read from your record" in window.transcript.toPlainText(),
+                    timeout=30000)
+    qtbot.waitUntil(lambda: "… Writing the answer" in window.transcript.toPlainText(), timeout=30000)
+    text = window.transcript.toPlainText()
+    assert "✓ Choosing what to read from your record" in text and "✓ Reading your record" in text
+    rows = [(window.trace_tree.topLevelItem(i).text(0), window.trace_tree.topLevelItem(i).text(1))
+            for i in range(window.trace_tree.topLevelItemCount())]
+    assert ("Step", "Writing the answer") in rows and ("Step", "Choosing what to read from your record") in rows
+    assert "Thinking" not in text  # a step is always named
+    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    progress = window.messages[-1]["trace"]["progress"]
+    assert [p["text"] for p in progress] == ["Choosing what to read from your record", "Reading your record",
+                                             "Writing the answer"]
+    assert all(p["done"] for p in progress)  # the last stage is closed when the answer is in
+
+
+def test_the_sample_company_starts_with_a_welcome_page_and_starter_questions(qtbot):
+    """No account of the sample company matches this computer's: a page says it is sample data and offers an
+    employee, a manager and HR to try (no warning about the account); the chosen person's role decides the
+    questions an empty chat offers, and a click asks one."""
+    backend = ScriptedBackend(["Final Answer: ok"] * 4)
+    window = MainWindow(Settings(agent_mode="react"), backend_factory=lambda s: backend, ask_sign_in=True)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.welcome.isVisible() and len(window.persona_buttons) == 3, timeout=60000)
+    assert "sample company" in window.welcome_text.text()
+    labels = [b.text() for b in window.persona_buttons]
+    assert [label.split(":")[0] for label in labels] == ["Employee", "Manager", "HR"]
+    assert "direct reports" in labels[1] and "every employee" in labels[2]
+    assert window.last_problem is None  # no "ask HR to add your account" on a demo
+    qtbot.waitUntil(lambda: window.model_loaded, timeout=60000)
+    manager = labels[1].split(": ", 1)[1].split(" — ")[0]
+    window.persona_buttons[1].click()
+    qtbot.waitUntil(lambda: window.role == "manager", timeout=60000)
+    assert window.user == manager and not window.welcome.isVisible()
+    assert "Sample company" in window.user_label.text()
+    qtbot.waitUntil(lambda: "Who reports to me?" in window.transcript.starters, timeout=30000)
+    starters = window.transcript.starters
+    assert "How do I apply for parental leave?" in starters  # a procedure HR wrote
+    assert all("salary" not in q for q in starters) and len(starters) <= 5
+    chip = next(w for w in window.transcript.findChildren(QPushButton) if getattr(w, "full_text", "") == "Who reports to me?")
+    chip.click()
+    qtbot.waitUntil(lambda: not window.busy and len(window.messages) == 2, timeout=30000)
+    assert window.messages[0]["content"] == "Who reports to me?"
+    assert not window.transcript._starter_box.isVisibleTo(window)  # the chat is no longer empty
+
+
+def test_cards_fit_the_pane_chips_wrap_and_long_source_names_elide(qtbot):
+    """A narrow window: the conversation never scrolls sideways, every card fits its width, and a chip too long
+    for it shows its name elided in the middle (the whole name is in its tooltip and copied text)."""
+    window = make_window(qtbot, ScriptedBackend(["Final Answer: ok"]))
+    wait_ready(qtbot, window)
+    long = "handbooks/2026/people-and-culture/leave-and-time-off-policy-for-all-permanent-staff-v12-final.md"
+    citations = [{"n": k, "source": long, "section": f"Section {k} › Carry-over of unused annual leave days",
+                  "location": "p. 3", "text": "Up to 5 days may be carried over."} for k in range(1, 5)]
+    window.messages = [{"id": None, "role": "user", "content": "Can I carry over leave?", "trace": None},
+                       {"id": None, "role": "assistant", "content": "Up to 5 days [1].",
+                        "trace": {"citations": citations, "steps": []}}]
+    window.render()
+    for width in (1200, 760, 560):
+        window.resize(width, 700)
+        qtbot.wait(150)
+        view = window.transcript
+        assert view.horizontalScrollBar().maximum() == 0 or not view.horizontalScrollBar().isVisible()
+        for card in view.cards:
+            assert card.geometry().right() <= view.viewport().width() + 1, (width, card.geometry())
+        chips = [c for c in view.cards[1].findChildren(QPushButton) if c.objectName() == "chip"]
+        assert len(chips) == 4 and all(c.geometry().right() <= view.cards[1].width() for c in chips)
+        if width == 560:
+            assert all("…" in c.text() for c in chips) and long in chips[0].toolTip()
+    assert long in view.cards[1].plain_text()
+
+
+def test_the_status_bar_names_the_model_server_and_its_slots(qtbot):
+    class ServerModel(ScriptedBackend):
+        url, slots = "http://127.0.0.1:8088", 4
+
+    window = make_window(qtbot, ServerModel(["Final Answer: ok"]))
+    wait_ready(qtbot, window)
+    qtbot.waitUntil(lambda: "ready" in window.model_status.text(), timeout=30000)
+    assert "(server http://127.0.0.1:8088, 4 parallel slots)" in window.model_status.text()

@@ -323,3 +323,47 @@ def test_a_missing_bank_file_is_a_setup_error_not_a_traceback(tmp_path):
     for load in (load_bank, load_examples):
         with pytest.raises(SetupError, match="missing or unreadable"):
             load(tmp_path / "gone.jsonl")
+
+
+@pytest.mark.parametrize("value, text, yes", [
+    ("Engineering", "How many engineers are there?", True),
+    ("Part-Time", "How many part-timers do we have?", True),
+    ("Human Resources", "Who works in HR?", True),
+    ("Warehouse North", "Who works at Warehouse North?", True),
+    ("Payroll Specialist", "Who has the most unused vacation days?", False),
+    ("Warehouse North", "Who works in the warehouse?", False),  # which one is not said
+    ("Non-Exempt", "How many exempt employees?", False),
+])
+def test_a_filter_value_is_one_the_question_mentions(value, text, yes):
+    from engine.agent.slots import mentioned
+
+    assert mentioned(value, text) is yes
+
+
+def test_the_slot_grammar_offers_only_filter_values_the_question_mentions():
+    table = load_employees(ROOT / "data" / "employees.csv")
+    hr = make_viewer(table, "Priya Raman")
+    rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(
+        table, hr, question="Who has the most unused vacation days?").grammar().splitlines())
+    assert "Payroll Specialist" not in rules["cond"] and "Operations" not in rules["cond"]
+    rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(
+        table, hr, question="How many engineers are on probation?").grammar().splitlines())
+    assert "Engineering" in rules["cond"] and "Probation" in rules["cond"] and "Sales" not in rules["cond"]
+
+
+def test_my_department_offers_the_asker_s_own_value_and_only_that():
+    table = load_employees(ROOT / "data" / "employees.csv")
+    rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(
+        table, make_viewer(table, "Priya Raman"), question="How many people work in my department?").grammar().splitlines())
+    assert '\\"Human Resources\\"' in rules["cond"] and "Operations" not in rules["cond"]
+
+
+def test_an_id_filter_is_offered_only_when_the_question_has_an_id():
+    table = load_employees(ROOT / "data" / "employees.csv")
+    hr = make_viewer(table, "Ben Carter")
+
+    def cond(question):
+        return dict(line.split(" ::= ", 1) for line in SlotGrammar(table, hr, question=question).grammar().splitlines())["cond"]
+
+    assert "employee_id" not in cond("Who has the most unused vacation days?")
+    assert "employee_id" in cond("Who is employee E1017?")

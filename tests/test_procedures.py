@@ -182,7 +182,8 @@ def test_the_boundary_day_and_text_and_list_conditions(tmp_path):
     # Isabel Cruz was hired on 2026-06-01: six full months on 2026-12-01, not the day before.
     assert check_applicability(six, tool, me("Isabel Cruz"), dt.date(2026, 11, 30)).verdict == "does_not_apply"
     assert check_applicability(six, tool, me("Isabel Cruz"), dt.date(2026, 12, 1)).verdict == "applies"
-    cases = {'contract == "PERMANENT"': True, "contract != permanent": False, 'location in ["head office", "warehouse north"]': True,
+    cases = {'contract == "PERMANENT"': True, "contract != permanent": False,
+             'location in ["head office", "warehouse north"]': True,
              'department not in ["Operations", "Sales"]': False, "vacation_days_remaining >= 8": True,
              "vacation_days_remaining > 8": False}
     for text, expected in cases.items():

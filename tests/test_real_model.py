@@ -202,3 +202,66 @@ def test_a_procedure_is_offered_then_a_follow_up_is_answered_from_the_policies(d
     follow = agent.ask("How many weeks before the leave must I submit the form?")
     assert follow.error is None and follow.llm_calls >= 1 and follow.ungrounded_numbers == []
     assert "policy_search" in used(follow)
+
+
+def _starter_expectation(question: str, user: str, table) -> tuple[str, list[str]]:
+    """What a right answer to a starter question holds, worked out by code from the data ("all": every item
+    must appear; "any": one of them; "procedure": the procedure is offered)."""
+    from engine.data.access import make_viewer
+    from engine.tools.leave_request import leave_columns
+
+    df, name = table.df, table.role("name")
+    columns = leave_columns(table)
+    column = columns.get("sick") if "sick" in question else columns.get("vacation")
+    me = df[df[name] == user].iloc[0]
+    reports = make_viewer(table, user).reports
+
+    def cell(v) -> str:
+        return f"{float(v):g}"
+
+    if question.startswith("How do I"):
+        return "procedure", []
+    if question.startswith("Can I carry over"):
+        return "any", ["5"]  # the sample company's leave policy: up to 5 days
+    if question == "Who reports to me?":
+        return "all", reports
+    if question.startswith("Which of my direct reports"):
+        team = df[df[name].isin(reports)]
+        return "any", list(team[team[column] == team[column].min()][name])
+    if question.startswith("How many employees are in each"):
+        counts = df[table.role("department")].value_counts()
+        return "all", [f"{d}" for d in counts.index] + [str(int(counts.max()))]
+    if question.startswith("Who has the most"):
+        return "any", list(df[df[column] == df[column].max()][name])
+    return "any", [cell(me[column])]  # "How many … do I have left?"
+
+
+def test_the_starter_questions_of_the_sample_personas_are_answered(default, sample):
+    """The chips an empty chat offers (issue: the first hour) are answered by the default model on the sample
+    company, for an employee, a manager and HR: per question the look-ups, grounding and call budget; the
+    content as a rate with a margin."""
+    from engine.assistant import procedures_for
+    from engine.starters import sample_personas, starter_questions
+
+    data = sample.get("employee_data")
+    titles = [p.title for p in procedures_for(sample).procedures]
+    right, wrong, asked = 0, [], 0
+    for persona in sample_personas(data):
+        for question in starter_questions(data.table, persona.role, titles):
+            trace = ask(default, sample, persona.name, question)
+            asked += 1
+            assert trace.ungrounded_numbers == [] and trace.llm_calls <= 3, (question, trace.answer)
+            how, items = _starter_expectation(question, persona.name, data.table)
+            answer = strip_quotes(trace.answer).replace(",", "")
+            if how == "procedure":
+                ok = trace.procedure is not None
+            elif how == "all":
+                ok = all(x in answer for x in items)
+            else:
+                ok = any(re.search(r"(?<![\d.])" + re.escape(x) + r"(?![\d])", answer) if x[0].isdigit() else x in answer
+                         for x in items)
+            right += ok
+            if not ok:
+                wrong.append((persona.name, question, trace.answer))
+    assert asked >= 12
+    assert right >= MIN_RIGHT * asked, wrong

@@ -14,7 +14,7 @@ import pytest
 from engine.agent.examples import ExampleBank
 from engine.agent.router import Example, Router
 from engine.agent.routed import RoutedAgent
-from engine.agent.steps import AnswerToken, ErrorStep, FinalAnswer
+from engine.agent.steps import AnswerToken, ErrorStep
 from engine.assistant import build_tools, context_for, get_embedder, procedures_for, sign_in
 from engine.model.scripted import ScriptedBackend
 from engine.settings import Settings
@@ -165,12 +165,29 @@ def test_small_talk_takes_one_call_and_no_tool(tools, embedder):
     assert trace.llm_calls == 1 and used(trace) == [] and "46000" not in backend.grammars[0]
 
 
-def test_a_degenerate_answer_is_replaced_by_an_honest_sentence(tools, embedder):
+@pytest.mark.parametrize("broken", ["2, 2, 2, 2, 2, 2", "You have 2 days = 2 = 2 1, 2, 2 / 2, 1, 2, 2"])
+def test_a_degenerate_answer_is_replaced_by_an_honest_sentence(tools, embedder, broken):
     question = "How many sick days do I have left?"
-    agent, _ = make(tools, embedder, ["sick_days_remaining\n", "2, 2, 2, 2, 2, 2"], bank=[(question, "my_data")])
+    agent, _ = make(tools, embedder, ["sick_days_remaining\n", broken], bank=[(question, "my_data")])
     trace, _ = answer_of(agent, question)
     assert trace.answer.startswith("I could not write a clear answer") and not trace.complete
-    assert trace.checks
+    assert any("broken text" in c for c in trace.checks)
+
+
+@pytest.mark.parametrize("text, why", [
+    ("Your hourly rate is 49500 / 2, = 24750 = 24750 = 24750 1, 2, 49500 / 2, 1, 2, 49500 / 2", "figures"),
+    ("You can take leave leave leave leave leave.", "repeats"),
+    ("%% 12 ## 4 :: 5 ** 9 !! 3 ?? 7 -- 8 ++ 1 == 2 && 6 @@ 4", "words"),
+    ("You have 11 sick days left.", ""),
+    ("Your daily rate is 36500 / 260 = 140.38, so 10 days pay $1,403.85 [1].", ""),
+    ("Number of employees per department:\n\n| department | count |\n|---|---|\n| Sales | 7 |\n| HR | 4 |", ""),
+    ("Worked out: 1 + 2 + 3 + 4 + 5 = 15.", ""),
+])
+def test_broken_text_is_told_from_sentences_by_its_shape(text, why):
+    from engine.agent.degenerate import degenerate
+
+    reason = degenerate(text)
+    assert (why in reason) if why else reason == "", reason
 
 
 def test_a_question_of_no_known_kind_goes_to_the_react_loop(tools, embedder):

@@ -13,7 +13,7 @@ import html
 import re
 
 from PySide6.QtCore import QCoreApplication, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QColor, QPalette, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -110,6 +110,8 @@ class FlowLayout(QLayout):
         x, y, row = rect.x(), rect.y(), 0
         for item in self._items:
             hint = item.sizeHint()
+            # An item wider than the row gets the row (a chip elides its text): nothing sticks out.
+            hint = QSize(max(min(hint.width(), rect.width()), item.minimumSize().width()), hint.height())
             if x + hint.width() > rect.right() and row > 0:
                 x, y, row = rect.x(), y + row + self.spacing(), 0
             if move:
@@ -117,6 +119,44 @@ class FlowLayout(QLayout):
             x += hint.width() + self.spacing()
             row = max(row, hint.height())
         return y + row - rect.y()
+
+
+class Chip(QPushButton):
+    """A source chip: its whole name where it fits, elided in the middle where it does not (the
+    tooltip has it all), so a row of chips wraps and never widens the card."""
+
+    MIN_WIDTH = 80
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.full_text = text
+        self.setObjectName("chip")
+        # Preferred, not a button's Minimum: a layout may then make it narrower than its whole name.
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        self._show(text)
+
+    def _show(self, text: str) -> None:
+        self.setText(text.replace("&", "&&"))  # a lone & would make a keyboard shortcut
+
+    def _padding(self) -> int:
+        # The button's frame and margins around its text, as the style sizes them now.
+        return QPushButton.sizeHint(self).width() - self.fontMetrics().horizontalAdvance(self.text().replace("&&", "&"))
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        width = self.fontMetrics().horizontalAdvance(self.full_text) + self._padding()
+        return QSize(width, QPushButton.sizeHint(self).height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(self.MIN_WIDTH, QPushButton.minimumSizeHint(self).height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        room = self.width() - self._padding()
+        metrics = self.fontMetrics()
+        shown = self.full_text if metrics.horizontalAdvance(self.full_text) <= room else \
+            metrics.elidedText(self.full_text, Qt.ElideMiddle, max(room, 12))
+        if shown.replace("&", "&&") != self.text():
+            self._show(shown)
 
 
 class MessageBody(QTextBrowser):
@@ -294,10 +334,9 @@ class MessageCard(QFrame):
         for k, c in enumerate(citations):
             section = c["section"].split(" › ")[-1] if c.get("section") else ""
             label = f"[{c.get('n', k + 1)}] {c.get('source', '')}" + (f" › {section}" if section else "")
-            chip = QPushButton(label.replace("&", "&&"))  # a lone & would make a keyboard shortcut
-            chip.setObjectName("chip")
+            chip = Chip(label)
             chip.setCursor(Qt.PointingHandCursor)
-            chip.setToolTip(_tip(_chip_tooltip(c)))
+            chip.setToolTip(_tip(f"{label}\n{_chip_tooltip(c)}"))  # the whole name, however the chip elides it
             chip.setAccessibleName(f"Open source {c.get('n', k + 1)}: {c.get('source', '')}")
             chip.clicked.connect(lambda _=False, k=k: self.view.citation_requested.emit(self.index, k))
             self.chips.addWidget(chip)
@@ -336,8 +375,8 @@ class MessageCard(QFrame):
         if self.warning.isVisibleTo(self):
             parts.append(self.warning.text())
         if self.chips_box.isVisibleTo(self):
-            parts.append(" ".join(self.chips.itemAt(i).widget().text().replace("&&", "&")
-                                  for i in range(self.chips.count())))
+            parts.append(" ".join(getattr(w, "full_text", w.text()) for w in
+                                  (self.chips.itemAt(i).widget() for i in range(self.chips.count()))))
         if self.footer.isVisibleTo(self):
             parts.append(re.sub(r"<[^>]+>", "", self.footer.text()))
         return "\n".join(parts)
@@ -361,13 +400,15 @@ WITHHELD_NOTE = "Not shown to the assistant: this passage gives instructions to 
 def _chip_tooltip(citation: dict) -> str:
     text = " ".join((citation.get("text") or "").split())
     warning = WITHHELD_NOTE + "\n\n" if citation.get("withheld") else ""
-    return f"{warning}{citation.get('section', '')}\n{citation.get('location', '')}\n\n{text[:240]}" + ("…" if len(text) > 240 else "")
+    more = "…" if len(text) > 240 else ""
+    return f"{warning}{citation.get('section', '')}\n{citation.get('location', '')}\n\n{text[:240]}{more}"
 
 
 class ConversationView(QScrollArea):
     """The chat as a column of cards; only a card whose message changed is redrawn."""
 
     trace_requested = Signal(int)  # the message's index: show how that answer was made
+    starter_chosen = Signal(str)  # a starter question was clicked: ask it
     citation_requested = Signal(int, int)  # the message's index, the citation's index: open the passage
 
     STYLE = """
@@ -376,19 +417,34 @@ class ConversationView(QScrollArea):
                            margin-right: 24px; }
     QPushButton#chip { border: 1px solid palette(mid); border-radius: 10px; padding: 2px 10px;
                        background: palette(button); text-align: left; }
-    QPushButton#chip:hover { border-color: palette(highlight); }
+    QPushButton#chip:hover, QPushButton#starter:hover { border-color: palette(highlight); }
+    QPushButton#starter { border: 1px solid palette(mid); border-radius: 12px; padding: 4px 12px;
+                          background: palette(base); text-align: left; }
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.NoFrame)
+        # The cards fit the pane: they wrap and elide, and only a wide table scrolls, inside its card.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setAccessibleName("Conversation")
         inner = QWidget()
         inner.setStyleSheet(self.STYLE)
         self._layout = QVBoxLayout(inner)
         self._layout.setSpacing(10)
-        self._placeholder = QLabel("<i>Ask a question to start.</i>")
+        # An empty chat: what to do, and questions to try for the person's role (a click asks one).
+        self._placeholder = QWidget()
+        empty = QVBoxLayout(self._placeholder)
+        empty.setContentsMargins(0, 0, 0, 0)
+        self._hint = QLabel("<i>Ask a question to start.</i>")
+        self._hint.setWordWrap(True)
+        empty.addWidget(self._hint)
+        self._starter_box = QWidget()
+        self._starter_box.setAccessibleName("Questions to try")
+        self._starters = FlowLayout(self._starter_box)
+        empty.addWidget(self._starter_box)
+        self._starter_box.hide()
         self._layout.addWidget(self._placeholder)
         self._layout.addStretch(1)
         self.setWidget(inner)
@@ -472,7 +528,29 @@ class ConversationView(QScrollArea):
         if self._at_bottom:
             self.verticalScrollBar().setValue(maximum)
 
+    def set_starters(self, questions: list[str]) -> None:
+        """The questions an empty chat offers, as chips that ask one when clicked."""
+        while self._starters.count():
+            item = self._starters.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        for question in questions:
+            chip = Chip(question)
+            chip.setObjectName("starter")
+            chip.setCursor(Qt.PointingHandCursor)
+            chip.setToolTip(_tip(question))
+            chip.setAccessibleName(f"Ask: {question}")
+            chip.clicked.connect(lambda _=False, q=question: self.starter_chosen.emit(q))
+            self._starters.addWidget(chip)
+        self._starter_box.setVisible(bool(questions))
+        self._hint.setText("<i>Ask a question to start" + (", or try one of these:</i>" if questions else ".</i>"))
+
+    @property
+    def starters(self) -> list[str]:
+        """The starter questions offered now (tests read them)."""
+        return [self._starters.itemAt(i).widget().full_text for i in range(self._starters.count())]
+
     def toPlainText(self) -> str:  # noqa: N802 - the name QTextEdit gives it
         if not self.cards:
-            return self._placeholder.text()
+            return "\n".join([self._hint.text().replace("<i>", "").replace("</i>", ""), *self.starters])
         return "\n\n".join(card.plain_text() for card in self.cards)

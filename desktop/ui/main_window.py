@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from engine.errors import HRAssistantError
 from engine.settings import Settings, config_dir, data_dir, save_settings
 from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
-                          PlanMade, ProcedureOffered, ThoughtStep)
+                          PlanMade, ProcedureOffered, StageStarted, ThoughtStep)
 from engine.workflows.procedures import Walkthrough
 
 from ..history import ChatStore
@@ -65,6 +65,12 @@ llama.cpp that runs on this computer (1–5 GB; nothing is sent anywhere).
 
 Meanwhile you can **search the policies** (box at the top) and look up **My record**.
 """
+
+
+def _close_stage(progress: list[dict]) -> None:
+    """A stage line (writing the calculation, the answer) ends where the next step starts."""
+    if progress and progress[-1].get("stage") and progress[-1]["done"] is None:
+        progress[-1]["done"] = True
 
 
 def describe_action(action: str, tool_input: str) -> str:
@@ -181,7 +187,9 @@ class MainWindow(QMainWindow):
         self.choose_model_button.clicked.connect(self.choose_model)
         self.choose_model_button.hide()
         c_l.addWidget(self.choose_model_button)
+        self._build_welcome(c_l)
         self.transcript = ConversationView()
+        self.transcript.starter_chosen.connect(self.send)
         self.transcript.trace_requested.connect(self.open_trace)
         self.transcript.citation_requested.connect(self.open_citation)
         c_l.addWidget(self.transcript, 1)
@@ -271,7 +279,63 @@ class MainWindow(QMainWindow):
         for label, name in ((self.data_status, "Employee data status"), (self.policy_status, "Policy index status"),
                             (self.model_status, "Model status")):
             label.setAccessibleName(name)
+            # Each label in its own box, so the three never run into each other.
+            label.setStyleSheet("QLabel { padding: 0 8px; border-left: 1px solid palette(mid); }")
             self.statusBar().addPermanentWidget(label)
+        self._job_message = ""
+
+    def _build_welcome(self, layout: QVBoxLayout) -> None:
+        """The sample company's first page: what it is, and whom to try it as."""
+        self.welcome = QFrame()
+        self.welcome.setObjectName("welcome")
+        self.welcome.setFrameShape(QFrame.StyledPanel)
+        self.welcome.setAccessibleName("Welcome")
+        w_l = QVBoxLayout(self.welcome)
+        self.welcome_text = QLabel()
+        self.welcome_text.setWordWrap(True)
+        self.welcome_text.setTextFormat(Qt.RichText)
+        w_l.addWidget(self.welcome_text)
+        self.persona_buttons: list[QPushButton] = []
+        self._persona_box = QVBoxLayout()
+        w_l.addLayout(self._persona_box)
+        other = QHBoxLayout()
+        self.someone_else = QPushButton("Someone else…")
+        self.someone_else.setAccessibleName("Pick another person of the sample company")
+        self.someone_else.clicked.connect(lambda: self.sign_in(force=True))
+        other.addWidget(self.someone_else)
+        other.addStretch(1)
+        w_l.addLayout(other)
+        self.welcome.hide()
+        layout.addWidget(self.welcome)
+
+    def _show_welcome(self, info: dict) -> None:
+        people = len(self.employees) or "a few"
+        self.welcome_text.setText(
+            "<h3>Welcome — this is a sample company</h3>"
+            f"<p>No employee data of your own is set up yet, so the assistant runs on a made-up company of "
+            f"{people} people that comes with the app. Nothing in it is real. Ask about its policies, your "
+            "leave and your pay as you would at work; your company's own files go in Tools › Settings.</p>"
+            "<p>Try it as one of these people; what you see follows their role. You can switch later "
+            "(Tools › Switch user…).</p>")
+        for button in self.persona_buttons:
+            button.deleteLater()
+        self.persona_buttons = []
+        for persona in info.get("personas") or []:
+            role = {"hr": "HR", "manager": "Manager", "employee": "Employee"}.get(persona["role"], persona["role"])
+            button = QPushButton(f"{role}: {persona['name']} — {persona['sees']}")
+            button.setAccessibleName(f"Try as {persona['name']} ({role})")
+            button.setStyleSheet("QPushButton { text-align: left; padding: 6px 10px; }")
+            button.clicked.connect(lambda _=False, name=persona["name"]: self.choose_persona(name))
+            self._persona_box.addWidget(button)
+            self.persona_buttons.append(button)
+        self.welcome.show()
+
+    def choose_persona(self, name: str) -> None:
+        """Act as ``name`` (where picking a persona is allowed: the sample company, a kiosk, HR's view-as)."""
+        self.welcome.hide()
+        self.user = name
+        self.conversation = None
+        self.request_set_user.emit(name)
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -313,7 +377,7 @@ class MainWindow(QMainWindow):
         self.request_forget.connect(self.worker.forget_last_turn)
         self.request_leave_decision.connect(self.worker.decide_leave)
         w = self.worker
-        w.status.connect(self.statusBar().showMessage)
+        w.status.connect(self._on_status)
         w.job.connect(self._on_job)
         w.data_ready.connect(self._on_data_ready)
         w.data_failed.connect(lambda m, h: self._problem("The employee data cannot be used", m, h))
@@ -329,6 +393,7 @@ class MainWindow(QMainWindow):
         w.lookup_done.connect(self._on_lookup_done)
         w.failed.connect(self._on_failed)
         w.leave_decided.connect(self._on_leave_decided)
+        w.starters.connect(self.transcript.set_starters)
         self.engine_thread.start()
 
         self.index_thread = QThread(self)
@@ -386,8 +451,11 @@ class MainWindow(QMainWindow):
         self.switch_action.setText("View as…" if info.get("how") == "view-as" or (
             can_choose and info.get("role") == "hr" and not info.get("demo")) else "Switch user…")
         if info.get("found"):
+            self.welcome.hide()
             self.user, self.role = info["user"], info["role"]
             text = f"<b>{html.escape(self.user)}</b><br>{self._role_text()}"
+            if info.get("how") == "demo":
+                text += "<br><small>Sample company (made-up data)</small>"
             if info.get("view_as"):
                 text = (f"<b>Viewing as {html.escape(self.user)}</b><br>{self._role_text()}<br>"
                         f"<small>You are {html.escape(info['account'])} (HR); recorded in the audit log</small>")
@@ -401,11 +469,18 @@ class MainWindow(QMainWindow):
             return
         self.user, self.role = info.get("account", ""), ""
         self.user_label.setText(f"<b>{html.escape(self.user)}</b><br>Policies and calculator only")
+        if info.get("demo") and info.get("personas"):
+            # The sample company: a page that says so and offers people to try, not a warning about the account
+            # (there is no HR to ask to add it).
+            self.reload_chats()
+            self._show_welcome(info)
+            return
+        self.welcome.hide()
         if info.get("notice"):
             self._problem("Employee data", info["notice"], "")
         self.reload_chats()
         if can_choose:
-            self.sign_in()  # the sample company (or a kiosk): pick who to be
+            self.sign_in()  # a kiosk: pick who to be
 
     def _role_text(self) -> str:
         return {"hr": "HR — sees every employee", "manager": "Manager — sees own team",
@@ -416,9 +491,7 @@ class MainWindow(QMainWindow):
             return
         dialog = SignInDialog(self.employees, self)
         if dialog.exec() and dialog.chosen:
-            self.user = dialog.chosen
-            self.conversation = None
-            self.request_set_user.emit(self.user)
+            self.choose_persona(dialog.chosen)
 
     # -- chats -------------------------------------------------------------------------------------
     def reload_chats(self) -> None:
@@ -558,10 +631,13 @@ class MainWindow(QMainWindow):
     def _current(self) -> dict:
         return self.messages[-1]
 
-    def _progress(self, text: str, done: bool | None = None) -> None:
+    def _progress(self, text: str, done: bool | None = None, stage: bool = False) -> None:
+        """A line on the answer card for a step as it starts (``done`` None: still running)."""
         msg = self._current()
         if msg.get("streaming"):
-            msg.setdefault("progress", []).append({"text": text, "done": done})
+            progress = msg.setdefault("progress", [])
+            _close_stage(progress)
+            progress.append({"text": text, "done": done, **({"stage": True} if stage else {})})
             self._schedule_render()
 
     def _progress_done(self, ok: bool, seconds: float) -> None:
@@ -571,7 +647,10 @@ class MainWindow(QMainWindow):
             self._schedule_render()
 
     def _on_step(self, step) -> None:
-        if isinstance(step, ActionStep):
+        if isinstance(step, StageStarted):
+            self._progress(step.doing, stage=True)
+            QTreeWidgetItem(self.trace_tree, ["Step", step.doing, ""])
+        elif isinstance(step, ActionStep):
             self._progress(describe_action(step.action, step.action_input))
         elif isinstance(step, ObservationStep):
             self._progress_done(step.ok, step.seconds)
@@ -626,6 +705,7 @@ class MainWindow(QMainWindow):
     def _on_answered(self, trace) -> None:
         msg = self._current()
         citations = self._citations()
+        _close_stage(msg.get("progress") or [])
         record = {"answer_complete": trace.complete, "steps": [vars(s) for s in trace.steps],
                   "citations": citations, "llm_calls": trace.llm_calls, "seconds": trace.seconds,
                   "error": trace.error, "ungrounded": trace.ungrounded_numbers,
@@ -823,7 +903,7 @@ class MainWindow(QMainWindow):
                     f"({request['day_count']:g} days). HR will confirm it.")
         else:
             note = "Rejected: the leave request was discarded; nothing was submitted."
-        self.statusBar().showMessage(note)
+        self.statusBar().showMessage(note, 15000)
         message = {"role": "assistant", "content": note}
         if self.conversation is not None:  # the decision is part of the chat, also after a restart
             message["id"] = self.store.add(self.conversation, "assistant", note, {"leave_request": request})
@@ -865,7 +945,7 @@ class MainWindow(QMainWindow):
         self._procedure_msg = None
         skipped = [str(i) for i, mark in enumerate(walk.marks, start=1) if mark == "skipped"]
         note = f"{walk.title}: {walk.progress()}." + (f" Skipped: step {', '.join(skipped)}." if skipped else "")
-        self.statusBar().showMessage(note)
+        self.statusBar().showMessage(note, 15000)
         message = {"role": "assistant", "content": note, "trace": None}
         if self.conversation is not None:
             message["id"] = self.store.add(self.conversation, "assistant", note, {"walkthrough_end": walk.to_dict()})
@@ -895,10 +975,19 @@ class MainWindow(QMainWindow):
         self.side_tabs.setCurrentIndex(2)
 
     # -- model and settings ---------------------------------------------------------------------------
+    def _on_status(self, text: str) -> None:
+        # A job's progress message; it goes when the job ends (below), or a while after its last word.
+        self._job_message = text
+        self.statusBar().showMessage(text, 20000)
+
     def _on_job(self, job: str, text: str) -> None:
         label = {"data": self.data_status, "policies": self.policy_status, "model": self.model_status}.get(job)
         if label is not None:
             label.setText(text)
+        finished = not text.endswith("…") and "%" not in text
+        if finished and self._job_message and self.statusBar().currentMessage() == self._job_message:
+            self.statusBar().clearMessage()  # "Setting up the model … 100 %" must not outlive "Model: ready"
+            self._job_message = ""
 
     def _on_model_ready(self, info: dict) -> None:
         self.model_loaded = True

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from engine.tools.answer_grammar import MAX_FORMS
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?[$€£₱]?\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w])")
 _CITATION = re.compile(r"\[\d{1,2}\]")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from engine.errors import AccessDenied, Cancelled, HRAssistantError, ModelOutputError, SetupError
+from engine.agent.degenerate import degenerate
 from engine.agent.grounding import (as_arithmetic, derivation, number_forms, shown_calculations, stated_numbers,
                                     ungrounded_numbers, unsourced_numbers, written_calculation)
 from engine.model.backend import Generation, ModelBackend
@@ -38,7 +39,8 @@ from engine.agent.steps import (
     Trace,
     TraceStep,
 )
-from engine.agent.plan import PlanStep, execute, parse_plan, plan_example, plan_grammar, plan_instructions, plan_text, several_parts
+from engine.agent.plan import (PlanStep, execute, parse_plan, plan_example, plan_grammar, plan_instructions, plan_text,
+                               several_parts)
 from engine.tools.base import ToolContext, ToolResult
 from engine.tools.registry import TURN_PREFIX, ToolRegistry
 from engine.agent.turn_format import ReActFormat, Segment, TurnFormat, format_observation, neutralise
@@ -49,7 +51,6 @@ MIN_STEP_TOKENS = 128
 GROUNDED_RETRY_TOKENS = 200  # a rewritten answer is short; bounds the cost of a model fighting the grammar
 _PASSAGE = re.compile(r"^\s*\[(\d)\] ", re.M)
 #: Degenerate text: the same short piece four times in a row ("1, 1, 1, 1", "[x] [x] [x] [x]").
-_REPEATS = re.compile(r"(\S.{0,40}?)(?:[\s,;]+\1){3,}")
 
 
 def _passages(sources: list[str]) -> int:
@@ -77,7 +78,7 @@ Rules:
 
 {examples}
 Today is {today}. You are talking to {user} (role: {role}).
-{notes}"""
+{notes}"""  # noqa: E501 - the prompt's lines are as the model reads them
 
 
 @dataclass
@@ -373,7 +374,10 @@ class Agent:
                         yield AnswerRetracted(note)
                         continue
                     answer = final
-                    if grounded_retry and (generation.stop_reason == "length" or _REPEATS.search(answer) or unsourced):
+                    broken = degenerate(answer)
+                    if broken:
+                        trace.checks.append(f"the answer was broken text ({broken}); replaced")
+                    if broken or grounded_retry and (generation.stop_reason == "length" or unsourced):
                         # The rewrite fought the grammar (a loop of allowed numbers, or no end): nothing in it
                         # can be trusted, so the engine says plainly what it could not do.
                         answer = ("I could not write an answer that I can back with what the tools returned, and I "

@@ -36,12 +36,13 @@ from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_c
                                     substitute, variable_name)
 from engine.agent.evidence import APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits, render_passages
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
-from engine.agent.loop import Agent, _REPEATS
+from engine.agent.degenerate import degenerate
+from engine.agent.loop import Agent
 from engine.agent.plan import several_parts
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.slots import SlotGrammar, cut_ties
 from engine.agent.steps import (ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
-                                Step, ThoughtStep, Trace, TraceStep)
+                                StageStarted, Step, ThoughtStep, Trace, TraceStep)
 from engine.agent.turn_format import format_observation, neutralise
 from engine.agent.units import line_problem, pay_ceiling, unit_of
 from engine.errors import AccessDenied, Cancelled, HRAssistantError, SetupError, ToolInputError
@@ -65,7 +66,7 @@ You can help with: what the policies say (leave, pay, overtime, benefits, workin
 
 Today is {today}.
 You are talking to {name} (role: {role}).
-{record}"""
+{record}"""  # noqa: E501 - the prompt's lines are as the model reads them
 
 _PART_SPLIT = re.compile(
     r"\?\s+(?=\S)|,\s+and\s+(?=(?:\w+\s+){1,2}(?:how|what|when|which|who)\b)"
@@ -134,6 +135,7 @@ class Part:
     applies: dict[str, str] = field(default_factory=dict)  # offered sentences code found to apply, and why
     sources: list[str] = field(default_factory=list)  # what this part's look-ups and calculations returned
     summary: str = ""  # code's one line on what was found ("Highest PTO Balance (hrs): Dolores Whitfield (152)")
+    listing: str = ""  # a short list or table of a data result, which code writes as the answer itself
 
     @property
     def kind(self) -> str:
@@ -326,11 +328,14 @@ class _Turn:
         self.partial += text if text.endswith("\n") else text + "\n"
 
     def call(self, header: str, grammar: str, max_tokens: int, *, stream: bool = False,
-             stop: tuple[str, ...] = ()) -> Iterator[Step]:
-        """One model call continuing the assistant message after ``header``; returns the text written."""
+             stop: tuple[str, ...] = (), doing: str = "") -> Iterator[Step]:
+        """One model call continuing the assistant message after ``header``; returns the text written.
+        ``doing`` says what the call is for, as the person reads it while it runs."""
         a = self.agent
         if self.cancel.is_set():
             raise Cancelled()
+        if doing:
+            yield StageStarted(doing)
         prompt = self._prompt(header)
         room = max(16, min(max_tokens, a.backend.n_ctx - a.backend.count_tokens(prompt) - 1))
         t0 = time.perf_counter()
@@ -409,7 +414,8 @@ class _Turn:
             label = f"Part {part.number}: {part.text}\nKind of part {part.number}: " if several else "Kind of question: "
             header = f"Similar questions and their kinds:\n{vote.examples_text()}\n{label}"
             saved = (list(self.messages), self.partial)
-            chosen = yield from self.call(header, a.router.grammar(vote.candidates), ROUTE_TOKENS)
+            chosen = yield from self.call(header, a.router.grammar(vote.candidates), ROUTE_TOKENS,
+                                          doing="Working out what kind of question this is")
             self.messages, self.partial = saved
             route = Route(a.router.parse(chosen, vote.candidates), "model", vote.candidates, vote.scores)
         self.trace.route.append({"part": part.number, "text": part.text, **route.to_dict()})
@@ -589,7 +595,8 @@ class _Turn:
     def _code(self, part: Part, sources: list[str], header: str = "```python\n") -> Iterator[Step]:
         variables = self._declared
         for attempt in range(2):
-            text = yield from self.call(header, code_grammar(variables, sources), SLOT_TOKENS)
+            text = yield from self.call(header, code_grammar(variables, sources), SLOT_TOKENS,
+                                        doing="Writing the calculation")
             self.partial += "```\n"
             yield from self._run_code(part, parse_code(text), variables, sources)
             if attempt or not part.calculations or not part.calculations[-1].error:
@@ -683,9 +690,9 @@ class _Turn:
         labels = " | ".join(_gbnf_string(f.label) for f in facts)
         grammar = f'root ::= field (", " field)? "\\n"\nfield ::= {labels}\n'
         self.tell(f"Which fields of my record (above) answer {self._which(part, several)}? Name them.")
-        text = yield from self.call("Fields: ", grammar, SLOT_TOKENS)
+        text = yield from self.call("Fields: ", grammar, SLOT_TOKENS, doing="Choosing what to read from your record")
         names = [n.strip() for n in text.strip().split(", ")]
-        picked = [f for f in facts if f.label in names]
+        picked = narrow_fields([f for f in facts if f.label in names], part.text)
         part.fields = [f.label for f in picked]
         part.used_record = True
         self.record_shown = True
@@ -706,14 +713,15 @@ class _Turn:
         # everyone (the model, offered both, took "my direct reports" for company-wide questions).
         scope = "my direct reports" if part.kind == "my_team" else "everyone"
         slots = SlotGrammar(data.table, viewer, names=names, grouping=bool(_BREAKDOWN.search(part.text)), scope=scope,
-                            question=part.text)
+                            question=part.text, mentions=" ".join([*self._conversation()[-2:], part.text]))
         bank = a.examples
         shown = bank.slots(part.text, data.table, viewer, manager=bool(viewer.reports)) if bank is not None else ""
         self.tell(f"The employee data has these columns:\n{slots.columns_text()}\n"
                   + (f"Examples of queries on it:\n{shown}\n" if shown else "")
                   + f"Write the query for {self._which(part, several)} in the three slots Rows, Filter and Result.")
         for attempt in range(2):
-            text = yield from self.call("Rows: ", slots.grammar(), SLOT_TOKENS)
+            text = yield from self.call("Rows: ", slots.grammar(), SLOT_TOKENS,
+                                        doing="Choosing what to look up in the employee data")
             query = slots.parse(text)
             t0 = time.perf_counter()
             try:
@@ -741,6 +749,8 @@ class _Turn:
             self.results.append(text_out)
             part.sources.append(text_out)
             part.summary = _summary(query, result, text_out, value)
+            # (a yes/no question about the rows is the model's to answer from them, not a list)
+            part.listing = "" if _ASKS_YES_NO.match(part.text) else _listing(query, result, several)
             self.tell(format_observation(text_out, source="employee_data"))
             return
 
@@ -761,7 +771,7 @@ class _Turn:
             grammar = re.sub(r' \(" for .*?\)\?', "", grammar, count=1)  # for oneself unless someone is named
         told = f"the days are {' to '.join(dates[:2])}" if len(dates) > 1 else "the first and the last day as YYYY-MM-DD"
         self.tell(f"Prepare the leave request for {self._which(part, several)}: the type, then {told}.")
-        text = yield from self.call("Leave request: ", grammar, SLOT_TOKENS)
+        text = yield from self.call("Leave request: ", grammar, SLOT_TOKENS, doing="Filling in the leave request")
         t0 = time.perf_counter()
         try:
             result = tool.run(text.strip(), a.context)
@@ -800,8 +810,9 @@ class _Turn:
                 yield AnswerToken(f"{part.number}. ")
             text, sources = yield from self._answer_part(part, len(parts))
             sources_all += sources
-            if not text or _REPEATS.search(text):
-                self.trace.checks.append(f"part {part.number}: the answer repeated itself or was empty; replaced")
+            broken = "empty" if not text else degenerate(text)
+            if broken:
+                self.trace.checks.append(f"part {part.number}: the answer was broken text ({broken}); replaced")
                 text = "I could not write a clear answer to this from what I found. Please ask HR."
                 complete = False
             texts.append(text)
@@ -843,6 +854,12 @@ class _Turn:
             text = NOT_WORKED_OUT + (" The rule it depends on is quoted below." if part.picked else "")
             yield AnswerToken(text)
             return text, sources
+        if part.listing:
+            # A short list (who reports to me, heads per department) is the data's own rows: code writes them
+            # all, where a model named some, or added a person the data did not return.
+            self.trace.checks.append(f"part {part.number}: the data's rows listed by code")
+            yield AnswerToken(part.listing)
+            return part.listing, sources
         citations = max((u.passage for u in part.picked), default=0)
         cite = " Cite the policy as [n]." if citations else ""
         if part.kind == "small_talk":
@@ -865,6 +882,7 @@ class _Turn:
         self.tell(ask)
         grammar = _answer_grammar(number_forms(sources), citations, 3 if count == 1 else 1)
         header = f"{opening}, " if opening else ""
+        yield StageStarted("Writing the answer" + (f" to part {part.number}" if count > 1 else ""))
         if header:
             yield AnswerToken(header)
         written = yield from self.call(header, grammar, min(ANSWER_TOKENS, a.max_tokens), stream=True,
@@ -957,6 +975,24 @@ _DENIES = re.compile(r"\b(cannot|can ?not|can't|may not|must not|not (be )?(elig
                      r"ineligible|no longer (eligible|allowed|permitted))\b", re.I)
 _GRANTS = re.compile(r"\b(may|can|is eligible|are eligible|is entitled|are entitled|qualif(y|ies)|is allowed|"
                      r"are allowed|is permitted|are permitted)\b", re.I)
+
+
+#: Words of a field's name that say nothing about which field it is ("sick_days_remaining": only "sick" does).
+_GENERIC_FIELD_WORDS = {"days", "day", "remaining", "left", "balance", "hrs", "hours", "hour", "h", "the", "of", "total",
+                        "current", "available", "usd", "eur", "gbp", "amount", "number", "no", "count", "ytd",
+                        "annual", "yearly", "monthly", "weekly"}
+
+
+def _words(text: str) -> set[str]:
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())}
+
+
+def narrow_fields(picked: list, question: str) -> list:
+    """Of the record fields the model picked, those the question names, where it names some: asked for sick
+    days, a model that picked the vacation and the sick balance then read the first."""
+    asked = _words(question)
+    named = [f for f in picked if (_words(f.label) - _GENERIC_FIELD_WORDS) & asked]
+    return named or picked
 
 
 def decided_reply(question: str, applying: list[str]) -> str:
@@ -1054,6 +1090,40 @@ def _summary(query, result, text: str, value: str) -> str:
         return (f"Highest {what}: {ranked[0][0]} ({_cell(ranked[0][-1])}); lowest: {ranked[-1][0]} "
                 f"({_cell(ranked[-1][-1])}).")
     return ""
+
+
+_ASKS_YES_NO = re.compile(r"\s*(is|are|does|do|did|can|could|has|have|was|were|will|should)\b", re.I)
+#: A data result of at most this many rows is listed whole by code (a longer one is summarised by the model).
+LIST_ROWS = 12
+
+
+def _listing(query, result, several: bool) -> str:
+    """A list of names, or a small table, as the answer itself: every row the data returned, nothing else."""
+    data = result.data if isinstance(result.data, dict) else {}
+    rows, cols = data.get("rows") or [], data.get("columns") or []
+    if not 0 < len(rows) <= LIST_ROWS or data.get("truncated") or not cols:
+        return ""
+    who = "Your direct reports" if query.rows == "my direct reports" else "The employees"
+    if query.filters:
+        who += " where " + " and ".join(f"{c} {op} {v}" for c, op, v in query.filters)
+    if query.result == "names" and len(cols) == 1:
+        names = [str(r[0]) for r in rows]
+        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return f"{who} ({len(names)}): {joined}."
+    if several or query.result not in ("names", "list", "count per") and not query.by:
+        return ""  # a table inside a numbered answer breaks it; a single figure is the model's to state
+    if query.result == "list" and len(rows) == 1:
+        return ""  # one person's fields: a fact, which the model states in a sentence
+    if query.result == "count per":
+        title = f"Number of employees per {query.by}" + (f" ({who[0].lower()}{who[1:]})" if query.filters
+                                                          or query.rows != "everyone" else "")
+    elif query.by:
+        title = f"{query.result.capitalize()} {query.columns[0]} per {query.by}"
+    else:
+        title = f"{who} ({len(rows)})"
+    table = ["| " + " | ".join(str(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    table += ["| " + " | ".join(_cell(v) for v in r) + " |" for r in rows]
+    return f"{title}:\n\n" + "\n".join(table)
 
 
 def _figures(result) -> list[tuple[str, float, str]]:

@@ -107,6 +107,38 @@ class SlotQuery:
         return self.result
 
 
+_FILLER = {"of", "and", "the", "a", "an", "in", "on", "at", "for", "to"}
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in re.sub(r"[^a-z0-9]+", " ", normalise_name(text)).split() if t not in _FILLER]
+
+
+def mentioned(value: str, text: str) -> bool:
+    """Does ``text`` mention the column value ``value``? Every word of it, in any form ("Engineering" in "how
+    many engineers", "Part-Time" in "part-timers"), or its initials ("HR" for "Human Resources")."""
+    words = _tokens(value)
+    asked = _tokens(text)
+    if not words or not asked:
+        return False
+
+    def seen(word: str) -> bool:
+        if len(word) <= 3:
+            return word in asked
+        stem = word[:5]
+        return any(a.startswith(stem) or (len(a) >= 4 and word.startswith(a[:5])) for a in asked)
+
+    if all(seen(w) for w in words):
+        return True
+    return len(words) >= 2 and "".join(w[0] for w in words) in asked
+
+
+def _says_own(column: str, text: str) -> bool:
+    """Does ``text`` speak of the asker's own value of ``column`` ("my department", "our location")?"""
+    words = [w for w in _tokens(column) if len(w) >= 4]
+    return any(re.search(rf"\b(my|our|same)\s+{re.escape(w[:5])}", text, re.I) for w in words)
+
+
 def _numeric(text: str) -> bool:
     return bool(re.fullmatch(r"-?\d+(\.\d+)?", text))
 
@@ -115,7 +147,7 @@ class SlotGrammar:
     """The slot grammar and compiler for one table, one viewer."""
 
     def __init__(self, table, viewer, *, names: list[str] | None = None, grouping: bool = True,
-                 scope: str = "", question: str = "") -> None:
+                 scope: str = "", question: str = "", mentions: str | None = None) -> None:
         self.table = table
         # What code reads off the question, so the model cannot get it wrong: the direction of a ranking
         # ("fewest"), the number columns it names ("sick days"), and the figures a filter may compare with
@@ -123,6 +155,9 @@ class SlotGrammar:
         self.question = question
         self.viewer = viewer
         self.scope = scope  # whose rows, when code has decided it ("everyone", "my direct reports")
+        # A filter value must be one the question (or the conversation before it) mentions: a model offered
+        # every value filtered on the asker's own job title for "Who has the most vacation days?".
+        self.mentions = question if mentions is None else mentions
         self.grouping = grouping  # offer "… per <column>" (only when the question asks for a breakdown)
         self.names = names or []  # people the question or the conversation names (offered as values)
         self.name_col = table.role("name")
@@ -178,7 +213,13 @@ class SlotGrammar:
         conds = []
         for c in textcols:
             if c in self.values:
-                values = " | ".join(_lit(_q(v)) for v in self.values[c])
+                offered = [v for v in self.values[c] if mentioned(v, self.mentions)] if self.mentions else self.values[c]
+                own = self._own_value(c)
+                if own and own not in offered and self.mentions and _says_own(c, self.mentions):
+                    offered.append(own)  # "my department", "the same location as me": the asker's own value
+                if not offered:
+                    continue
+                values = " | ".join(_lit(_q(v)) for v in offered)
                 conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values})')
             elif c == self.name_col and not self.names and self.question and not _PROPER.search(self.question):
                 continue  # the question names nobody: no name to filter on (a name from an example is copied)
@@ -186,10 +227,13 @@ class SlotGrammar:
                 values = " | ".join(_lit(_q(n)) for n in self.names)
                 conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values} | freetext)'
                              f' | {_lit(_q(c))} " is one of " ({values} | freetext) (", " ({values} | freetext)){{1,4}}')
+            elif "employee_id" in self.table.columns[c].roles and self.mentions and \
+                    not re.search(r"\b[A-Za-z#-]*\d+\b", self.mentions):
+                continue  # no ID in the question: filtering on one picks the asker's own from the record
             else:
                 conds.append(f'{_lit(_q(c))} (" is " | " is not " | " contains ") freetext')
         if self.numeric and (figures or not self.question):
-            conds.append(f'numcol (" above " | " below " | " at least " | " at most " | " is ") number')
+            conds.append('numcol (" above " | " below " | " at least " | " at most " | " is ") number')
         if self.dates:
             datecols = " | ".join(_lit(_q(c)) for c in self.dates)
             conds.append(f'({datecols}) (" before " | " after ") "\\"" date "\\""')
@@ -219,6 +263,13 @@ class SlotGrammar:
             'top ::= [1-9] | "10"',
         ]
         return "\n".join(rules) + "\n"
+
+    def _own_value(self, column: str) -> str:
+        row = self.viewer.row
+        if row is None or not self.viewer.can_read(column, [row]):
+            return ""
+        value = self.table.df.at[row, column]
+        return value if isinstance(value, str) and value in self.values.get(column, []) else ""
 
     # -- reading what the model wrote -------------------------------------------------------------------
     def parse(self, text: str) -> SlotQuery:

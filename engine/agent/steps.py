@@ -45,6 +45,15 @@ class ThoughtStep(Step):
 
 
 @dataclass
+class StageStarted(Step):
+    """The agent starts a step that is not a tool call (deciding the kind of question, writing a
+    calculation, writing the answer), so whoever watches can say what is happening now."""
+
+    doing: str
+    kind = "stage"
+
+
+@dataclass
 class ModelCallStep(Step):
     """Timing and token accounting of one model call, after it ends."""
 

@@ -45,7 +45,7 @@ ROLE_PATTERNS = {
 HR_DEPARTMENT = re.compile(r"^\s*(hr|human[ _-]?resources?|people([ _-]?(ops|operations|services|team|and culture|"
                            r"& culture))?)"
                            r"(\s+(department|dept\.?|team|division))?\s*$", re.I)
-_CURRENCY = re.compile(r"^\(?\s*([-+]?)\s*(?:[$€£¥₱₹]|PHP|USD|EUR|GBP)?\s*([-+]?[\d\s,.' ]*\d)\s*(?:[$€£¥₱₹%]|PHP|USD|EUR|GBP)?\s*\)?$")
+_CURRENCY = re.compile(r"^\(?\s*([-+]?)\s*(?:[$€£¥₱₹]|PHP|USD|EUR|GBP)?\s*([-+]?[\d\s,.' ]*\d)\s*(?:[$€£¥₱₹%]|PHP|USD|EUR|GBP)?\s*\)?$")  # noqa: E501
 DATE_FORMATS = ["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%d/%m/%Y", "%Y/%m/%d", "%m/%d/%y", "%d-%b-%Y", "%d %b %Y",
                 "%b %d, %Y", "%B %d, %Y", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
 MAX_ROWS = 500_000

@@ -65,7 +65,7 @@ class Profile:
         """The record as the model reads it (inside the system prompt, after everything shared)."""
         if not self.facts:
             return f"{self.name} is not in the employee data: there is no record to look up."
-        lines = [f"Their record in the employee data (only they, their manager and HR may see it):"]
+        lines = ["Their record in the employee data (only they, their manager and HR may see it):"]
         lines += [f.render() for f in self.facts]
         if self.computed:
             lines.append(f"Worked out from the record as of {self.today}:")
@@ -118,7 +118,6 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
     schema = infer_schema(table)
     df = table.df
     day = _dt.date.fromisoformat(today) if today else _dt.date.today()
-    name_col = table.role("name")
     pay_basis_col = table.role("pay_basis")
     hourly = hourly_value(df.at[row, pay_basis_col]) if pay_basis_col and viewer.can_read(pay_basis_col, [row]) \
         else None

@@ -168,14 +168,14 @@ def _eval_node(node: ast.AST) -> float:
 def evaluate(expression: str) -> float:
     """Validate and evaluate; raise :class:`CalculatorError` on anything invalid or out of range."""
     tree = validate(expression)
-    with _quiet_fp():
+    with _QuietFloatingPoint():
         value = _eval(tree)
     if not math.isfinite(value):
         raise _fail("The result is too large to compute.")
     return value
 
 
-class _quiet_fp:
+class _QuietFloatingPoint:
     """Silence numpy's floating-point warnings; overflow is reported by the isfinite check."""
 
     def __enter__(self):

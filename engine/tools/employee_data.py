@@ -189,7 +189,8 @@ class EmployeeDataTool(Tool):
             'P-expr ::= P-sel P-post{0,3} | P-grp P-post{0,2} | P-frame P-fpost{0,2} | P-tenure P-post{0,3}',
             'P-sel ::= P-frame "[" P-col "]" | P-frame "[[" P-col (", " P-col){0,7} "]]"',
             'P-grp ::= P-frame ".groupby(" P-col ")" ("[" P-col "]")? "." P-agg "()" | P-frame ".groupby(" P-col ").size()"',
-            'P-tenure ::= "(today - " P-frame "[" P-date "]).dt.days" | "((today - " P-frame "[" P-date "]).dt.days / " P-num ")"',
+            'P-tenure ::= "(today - " P-frame "[" P-date "]).dt.days" '
+            '| "((today - " P-frame "[" P-date "]).dt.days / " P-num ")"',
             'P-post ::= "." P-agg "()" | ".value_counts()" | ".sort_values(ascending=" ("True" | "False") ")" '
             '| ".head(" P-int ")" | ".round(" P-int ")" | ".tolist()" | ".unique()" | ".dt." P-dtf | ".str.lower()" '
             '| ".nlargest(" P-int ")" | ".nsmallest(" P-int ")"',
