@@ -367,3 +367,15 @@ def test_an_id_filter_is_offered_only_when_the_question_has_an_id():
 
     assert "employee_id" not in cond("Who has the most unused vacation days?")
     assert "employee_id" in cond("Who is employee E1017?")
+
+
+def test_a_date_filter_compares_only_with_a_date_the_question_gives():
+    table = load_employees(ROOT / "data" / "employees.csv")
+    hr = make_viewer(table, "Ben Carter")
+
+    def rules(question):
+        return dict(line.split(" ::= ", 1) for line in SlotGrammar(table, hr, question=question).grammar().splitlines())
+
+    assert "hire_date" not in rules("Who has the most unused vacation days?")["cond"]  # no date: none made up
+    joined = rules("Who joined after 2020?")
+    assert "hire_date" in joined["cond"] and joined["date"] == '"2020-01-01" | "2020-12-31"'

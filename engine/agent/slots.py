@@ -133,6 +133,15 @@ def mentioned(value: str, text: str) -> bool:
     return len(words) >= 2 and "".join(w[0] for w in words) in asked
 
 
+def question_dates(text: str) -> list[str]:
+    """The dates a date filter may compare with: those the text writes (2024-03-01), and a year it names as
+    its first and last day. A date the text does not give (today's, the asker's hire date) is not offered."""
+    found = set(re.findall(r"\b((?:19|20)\d\d-[01]\d-[0-3]\d)\b", text))
+    for year in re.findall(r"(?<![\d-])((?:19|20)\d\d)(?![\d-])", text):
+        found |= {f"{year}-01-01", f"{year}-12-31"}
+    return sorted(found)
+
+
 def _says_own(column: str, text: str) -> bool:
     """Does ``text`` speak of the asker's own value of ``column`` ("my department", "our location")?"""
     words = [w for w in _tokens(column) if len(w) >= 4]
@@ -234,7 +243,8 @@ class SlotGrammar:
                 conds.append(f'{_lit(_q(c))} (" is " | " is not " | " contains ") freetext')
         if self.numeric and (figures or not self.question):
             conds.append('numcol (" above " | " below " | " at least " | " at most " | " is ") number')
-        if self.dates:
+        dates = question_dates(self.mentions) if self.mentions else []
+        if self.dates and (dates or not self.mentions):
             datecols = " | ".join(_lit(_q(c)) for c in self.dates)
             conds.append(f'({datecols}) (" before " | " after ") "\\"" date "\\""')
         groupcols = " | ".join(_lit(_q(c)) for c in self.values) or _lit(_q(self.name_col or self.text[0]))
@@ -259,6 +269,7 @@ class SlotGrammar:
             'freetext ::= "\\"" [^"\\x00-\\x1f\\\\]{1,60} "\\""',
             ("number ::= " + " | ".join(f'"{f}"' for f in figures)) if self.question and figures else
             'number ::= "-"? ("0" | [1-9] [0-9]{0,9}) ("." [0-9]{1,4})?',
+            ("date ::= " + " | ".join(f'"{d}"' for d in dates)) if dates else
             'date ::= [12] [0-9] [0-9] [0-9] "-" [01] [0-9] "-" [0-3] [0-9]',
             'top ::= [1-9] | "10"',
         ]
