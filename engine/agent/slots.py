@@ -259,8 +259,9 @@ class SlotGrammar:
         rules = [
             'root ::= scope "\\nFilter: " filter "\\nResult: " result "\\n"',
             "scope ::= " + " | ".join(scopes),
-            'filter ::= "none" | cond (" and " cond){0,2}',
-            "cond ::= " + " | ".join(f"({c})" for c in conds),
+            # (nothing to filter on that the question mentions: "none" is the only filter)
+            'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else ""),
+            *(["cond ::= " + " | ".join(f"({c})" for c in conds)] if conds else []),
             "result ::= " + " | ".join(results),
             f"numcol ::= {numcols}",
             f"rankcol ::= {rankcols}",
