@@ -336,7 +336,7 @@ class MessageCard(QFrame):
             label = f"[{c.get('n', k + 1)}] {c.get('source', '')}" + (f" › {section}" if section else "")
             chip = Chip(label)
             chip.setCursor(Qt.PointingHandCursor)
-            chip.setToolTip(_tip(f"{label}\n{_chip_tooltip(c)}"))  # the whole name, however the chip elides it
+            chip.setToolTip(_tip(_chip_tooltip(c, title=label)))  # the whole name, however the chip elides it
             chip.setAccessibleName(f"Open source {c.get('n', k + 1)}: {c.get('source', '')}")
             chip.clicked.connect(lambda _=False, k=k: self.view.citation_requested.emit(self.index, k))
             self.chips.addWidget(chip)
@@ -397,9 +397,10 @@ def _origin_text(origins: list[tuple[str, str]]) -> str:
 WITHHELD_NOTE = "Not shown to the assistant: this passage gives instructions to an AI assistant. Please tell HR."
 
 
-def _chip_tooltip(citation: dict) -> str:
+def _chip_tooltip(citation: dict, title: str = "") -> str:
     text = " ".join((citation.get("text") or "").split())
-    warning = WITHHELD_NOTE + "\n\n" if citation.get("withheld") else ""
+    # (the warning first, before anything else the tooltip says)
+    warning = (WITHHELD_NOTE + "\n\n" if citation.get("withheld") else "") + (f"{title}\n" if title else "")
     more = "…" if len(text) > 240 else ""
     return f"{warning}{citation.get('section', '')}\n{citation.get('location', '')}\n\n{text[:240]}{more}"
 
