@@ -56,6 +56,8 @@ class EngineWorker(QObject):
     search_done = Signal(str, object)  # query, list[Hit]
     lookup_done = Signal(object)  # ToolResult
     leave_decided = Signal(object)  # dict of the engine.workflows.leave.LeaveRequest, status "pending" or "rejected"
+    requests_listed = Signal(object, object)  # list of stored request dicts (as the store lets us see), policy hits
+    request_acted = Signal(object)  # the request dict after an approve/decline/cancel
     starters = Signal(object)  # list[str]: questions to try, for the signed-in person's role
     failed = Signal(str, str)
 
@@ -138,7 +140,7 @@ class EngineWorker(QObject):
                 "user": identity.name, "role": viewer.role if viewer else "", "found": viewer is not None,
                 "account": identity.account, "how": identity.how, "view_as": identity.view_as,
                 "can_choose": identity.can_choose, "notice": identity.notice, "demo": self.data_tool.demo,
-                "personas": personas})
+                "personas": personas, "accounts": _filer_names(identity.account)})
             self.job.emit("data", f"Employee data: {len(table.df)} people")
             self._emit_starters()
         except HRAssistantError as exc:
@@ -341,6 +343,49 @@ class EngineWorker(QObject):
         except HRAssistantError as exc:
             self.failed.emit(exc.message, exc.hint)
 
+    def _request_desk(self):
+        """The desk for filed requests: the leave tool's, else one over the store this site uses."""
+        if self.leave_tool is not None:
+            return self.leave_tool.desk
+        from engine.workflows.leave import LeaveDesk, RequestStore
+
+        return LeaveDesk(RequestStore.default(), self.data_tool.audit if self.data_tool is not None else None)
+
+    @Slot(bool)
+    def list_requests(self, include_decided: bool) -> None:
+        """The filed leave requests this person may see (theirs; a manager's reports'; HR: all), with
+        what the policies say about notice and approval beside them."""
+        try:
+            store = self._request_desk().store
+            if getattr(store, "refuses", False):
+                self.failed.emit(store.reason, store.hint)
+                return
+            from engine.workflows.leave import visible_to
+
+            viewer = (self.data_tool.viewer(self.identity.user)
+                      if self.data_tool is not None and self.identity is not None and self.identity.user else None)
+            rows = visible_to(store.list(None if include_decided else "pending"), viewer)
+            hits = []
+            if self.policy_index is not None:
+                try:
+                    hits = self.policy_index.search("leave request notice approval manager", k=3)
+                except HRAssistantError:
+                    hits = []
+            self.requests_listed.emit(rows, hits)
+        except HRAssistantError as exc:
+            self.failed.emit(exc.message, exc.hint)
+
+    @Slot(str, str, str)
+    def act_on_request(self, request_id: str, status: str, reason: str) -> None:
+        """Approve or decline (the employee's manager or HR) or cancel (the employee) a filed request;
+        the store (the database at a site) decides whether this person may."""
+        try:
+            tools = assemble_tools_for_context(self)
+            row = self._request_desk().act(request_id, status, self._context(tools), reason)
+            self.request_acted.emit(row)
+        except HRAssistantError as exc:
+            self.failed.emit(exc.message, exc.hint)
+
     @Slot()
     def forget_last_turn(self) -> None:
         """Regenerate / edit: the last question and answer leave the model's context."""
@@ -416,6 +461,13 @@ class IndexWorker(QObject):
             self.failed.emit(exc.message, exc.hint)
         except Exception as exc:
             self.failed.emit(f"Indexing failed ({type(exc).__name__}: {exc}).", "Check the policy folder.")
+
+
+def _filer_names(account: str) -> list[str]:
+    """The names a request this person filed carries: the OS account, and its database role at a site."""
+    from engine.data.database import role_name
+
+    return [account, role_name(account)] if account else []
 
 
 def assemble_tools_for_context(worker: "EngineWorker"):

@@ -72,8 +72,11 @@ def build_data_tool(settings: Settings, sources: Sources | None = None, site: Si
         return EmployeeDataTool(table, policy, audit)
     path = employees_path(settings, sources)
     table = load_employees(path, overrides=site.columns or None)
+    from engine.data.audit import AuditHead
+
     audit = AuditLog(Path(site.audit).expanduser() if site.audit else data_dir() / "audit.log",
-                     data_hash=table.sha256, policy_hash=policy.fingerprint())
+                     data_hash=table.sha256, policy_hash=policy.fingerprint(), shared=bool(site.audit),
+                     head=AuditHead(site.audit_head) if site.audit_head else None)
     return EmployeeDataTool(table, policy, audit, demo=_is_sample(path))
 
 
@@ -130,7 +133,8 @@ def build_leave_tool(settings: Settings, data_tool, sources: Sources | None = No
     """The leave-request tool (when the setting is on and the data has a leave balance), with its
     calendar and the store approved requests go to; None otherwise."""
     from engine.workflows.leave import Calendar, LeaveDesk, RequestStore
-    from engine.tools.leave_request import LeaveRequestTool, leave_columns
+    from engine.data.schema import leave_columns
+    from engine.tools.leave_request import LeaveRequestTool
 
     if not settings.leave_requests or data_tool is None or not leave_columns(data_tool.table):
         return None

@@ -239,21 +239,38 @@ def _decide_leave_requests(agent, answer=input) -> None:
 
 
 def cmd_requests(args: argparse.Namespace) -> int:
-    """HR's list of approved leave requests waiting for a decision, or their CSV export."""
-    from engine.assistant import build_data_tool, sign_in
-    from engine.workflows.leave import RequestStore, export_csv
+    """Leave requests: the ones you may see (yours; a manager's reports'; HR: all), their CSV export,
+    and the steps of the lifecycle: approve or decline (the manager or HR), cancel (the employee)."""
+    from engine.assistant import build_data_tool, context_for, sign_in
+    from engine.tools.registry import ToolRegistry
+    from engine.workflows.leave import LeaveDesk, RequestStore, requests_csv, visible_to
 
     settings = load_settings()
     tool = build_data_tool(settings)
     identity = sign_in(tool, args.user or "", remembered=settings.user)
     viewer = tool.viewer(identity.user) if identity.user else None
-    if viewer is None or viewer.role != "hr":
-        print("error: only HR can list leave requests.", file=sys.stderr)
-        return EXIT_FAILED
     store = RequestStore.default()
+    if getattr(store, "refuses", False):
+        print(f"error: {store.reason}\nhint: {store.hint}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.action != "list":
+        if not args.id:
+            print(f"error: say which request to {args.action}: hr-assistant requests {args.action} ID", file=sys.stderr)
+            return EXIT_FAILED
+        if args.action == "decline" and not (args.reason or "").strip():
+            print("error: a declined request needs a reason: --reason \"...\"", file=sys.stderr)
+            return EXIT_FAILED
+        desk = LeaveDesk(store, tool.audit)
+        status = {"approve": "approved", "decline": "declined", "cancel": "cancelled"}[args.action]
+        row = desk.act(args.id, status, context_for(identity, ToolRegistry([tool])), args.reason or "")
+        print(f"{_cell(row.get('id'))}  {_cell(row.get('employee'))}: {_cell(row.get('status'))}"
+              + (f" by {_cell(row.get('decided_by'))}" if row.get("decided_by") else "")
+              + (f" ({_cell(row.get('decision_reason'))})" if row.get("decision_reason") else ""))
+        return EXIT_OK
     status = None if args.all else "pending"
+    rows = visible_to(store.list(status), viewer)
     if args.csv:
-        text = export_csv(store, status)
+        text = requests_csv(rows)
         if args.csv == "-":
             sys.stdout.write(text)
         else:
@@ -262,14 +279,16 @@ def cmd_requests(args: argparse.Namespace) -> int:
             atomic_write_text(Path(args.csv), text)
             print(f"wrote {len(text.splitlines()) - 1} requests to {args.csv}", file=sys.stderr)
         return EXIT_OK
-    rows = store.list(status)
     if not rows:
-        print("No pending leave requests." if status else "No leave requests.")
+        print("No pending leave requests you can see." if status else "No leave requests you can see.")
     for r in rows:
         # Any row the store may hold is printed (a NULL balance, an unknown status written with psql): never a traceback.
+        decided = (f" · {_cell(r.get('status'))} by {_cell(r.get('decided_by'))}" if r.get("decided_by")
+                   else f" · {_cell(r.get('status'))}")
+        reason = f" ({_cell(r.get('decision_reason'))})" if r.get("decision_reason") else ""
         print(f"{_cell(r.get('id'))}  {_cell(r.get('employee'))}: {_cell(r.get('leave_type'))} {_cell(r.get('start'))} "
               f"to {_cell(r.get('end'))}, {_cell(r.get('day_count'))} days (balance after {_cell(r.get('balance_after'))})"
-              f" · approved {_cell(r.get('approved_at'))} · {_cell(r.get('status'))}")
+              f" · filed {_cell(r.get('approved_at'))}{decided}{reason}")
     return EXIT_OK
 
 
@@ -365,15 +384,39 @@ def cmd_admin(args: argparse.Namespace) -> int:
     site = load_site()
     if args.admin_command == "init-db":
         return _init_db(args, site)
+    if args.admin_command == "init-audit":
+        from engine.data.audit import init_audit_file
+
+        target = args.file or site.audit
+        if not target:
+            raise SetupError("There is no site audit log to create.", hint="Give the file: admin init-audit FILE, "
+                             "and name it in the site file (audit = ...).")
+        for line in init_audit_file(Path(target).expanduser()):
+            print(line)
+        return EXIT_OK
     path = Path(args.file).expanduser() if args.file else (
         Path(site.audit).expanduser() if site.audit else data_dir() / "audit.log")
     if not path.exists():
         raise SetupError(f"There is no audit log at {path}.", hint="Give the file: admin verify-audit FILE.")
-    count, broken = verify_audit(path)
+    heads = None
+    if args.heads:
+        from engine.data.audit import read_heads
+
+        try:
+            heads = read_heads(Path(args.heads).expanduser().read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            raise SetupError(f"The OS log export {args.heads} cannot be read ({exc.strerror}).") from None
+    count, broken = verify_audit(path, heads)
     if broken:
         print(f"{path}: BROKEN after {count} good entr{'y' if count == 1 else 'ies'}: {broken}")
         return EXIT_FAILED
-    print(f"{path}: {count} entr{'y' if count == 1 else 'ies'}, chain intact")
+    if heads is not None:
+        print(f"{path}: {count} entr{'y' if count == 1 else 'ies'}, every one in the OS log, in order, none missing")
+        return EXIT_OK
+    unlinked = path.read_bytes().count(b'"prev": null')
+    print(f"{path}: {count} entr{'y' if count == 1 else 'ies'}, chain intact"
+          + (f"; {unlinked} written without reading the file carry no link: check them with --heads" if unlinked
+             else ""))
     return EXIT_OK
 
 
@@ -751,6 +794,19 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
             print(f"warn  site audit log: {problem}")
         if not problems:
             print(f"ok    site audit log: {site.audit} is neither readable nor rewritable by other accounts")
+        if not site.audit_head:
+            print("warn  site audit log: no audit_head in the site file, so a cut, emptied or replaced log "
+                  "cannot be told from a real one (set audit_head = \"/dev/log\")")
+    if settings.leave_requests:
+        from engine.workflows.leave import RequestStore
+
+        def leave_store():
+            store = RequestStore.default(site)
+            if getattr(store, "refuses", False):
+                return f"refused at this site: {store.reason}"
+            return f"{store.path}: {len(store.list(None))} requests you can see"
+
+        check("leave requests", leave_store)
     check("calculator", lambda: "46000 / 260 * 10 = " + format_number(evaluate("round(46000 / 260 * 10, 2)")))
     if settings.model_url:
         def server():
@@ -911,6 +967,11 @@ def build_parser() -> argparse.ArgumentParser:
     asub = p.add_subparsers(dest="admin_command", required=True)
     a = asub.add_parser("verify-audit", help="check the audit log's hash chain; report the first broken link")
     a.add_argument("file", nargs="?", help="audit log (default: the site file's audit, else the user's)")
+    a.add_argument("--heads", metavar="EXPORT", help="the OS log's audit hashes (journalctl -t hr-assistant-audit "
+                   "-o cat > EXPORT): every entry must be in the file, in order; names what was cut or replaced")
+    a = asub.add_parser("init-audit", help="create the site's shared audit log: your account's, mode 622 (anyone "
+                        "appends, only you read), append-only where the file system has it")
+    a.add_argument("file", nargs="?", help="the log to create (default: the site file's audit)")
     a = asub.add_parser("init-db", help="create the PostgreSQL employee table, roles and row-level security "
                         "from an employee file")
     a.add_argument("--employees", required=True, help="employee file (CSV or XLSX) with a user-name column")
@@ -919,7 +980,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--admin-user", help="database role to connect as (default: your OS account)")
     p.set_defaults(func=cmd_admin)
 
-    p = sub.add_parser("requests", help="HR: leave requests people approved, waiting for HR (or --csv to export)")
+    p = sub.add_parser("requests", help="leave requests you may see (yours; your reports' as a manager; all as HR), "
+                       "and approve/decline/cancel one")
+    p.add_argument("action", nargs="?", default="list", choices=("list", "approve", "decline", "cancel"),
+                   help="list (default); approve or decline ID (the employee's manager or HR); cancel ID (the "
+                        "employee, while it is pending)")
+    p.add_argument("id", nargs="?", help="the request's id (the first column of the list)")
+    p.add_argument("--reason", help="why (needed to decline)")
     p.add_argument("--all", action="store_true", help="every stored request, not only the pending ones")
     p.add_argument("--csv", metavar="FILE", help="write them as CSV to FILE ('-' for standard output)")
     p.add_argument("--user", help="a persona (sample company only)")

@@ -64,6 +64,10 @@ class AccessDenied(ModelOutputError):
     """The signed-in user may not see what was asked for."""
 
 
+class RequestRefused(HRAssistantError):
+    """A step of a leave request that its rules do not allow (deciding one's own, a second decision…)."""
+
+
 class Cancelled(HRAssistantError):
     """The user stopped the run."""
 

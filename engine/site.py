@@ -14,7 +14,8 @@ Example::
     [site]
     employees = "/srv/hr/employees.csv"      # or [database] below
     policies = "/srv/hr/policies"
-    audit = "/var/log/hr-assistant/audit.log"
+    audit = "/var/log/hr-assistant/audit.log"  # IT creates it: hr-assistant admin init-audit
+    audit_head = "/dev/log"                   # each entry's hash also to the OS log (verify-audit --heads)
     models = ["/opt/hr-assistant/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"]
     model_url = "http://gpu-host:8080"        # a site inference server instead of a local model
     identity_column = "username"             # or "email": matched to the OS account
@@ -61,6 +62,7 @@ class Site:
     employees: str = ""
     policies: str = ""
     audit: str = ""
+    audit_head: str = ""  # a syslog socket each audit entry's hash is sent to ("" = none)
     model: str = ""
     model_url: str = ""  # the site's inference server
     models: list[str] = field(default_factory=list)  # allowed model files; empty: any
@@ -228,7 +230,7 @@ def _parse(path: Path, data: dict[str, Any]) -> Site:
     main = data.get("site", {})
     site = Site(path=path, access=data.get("access", {}), columns=data.get("columns", {}),
                 settings=data.get("settings", {}), database=data.get("database", {}))
-    for key in ("employees", "policies", "audit", "model", "model_url", "identity_column"):
+    for key in ("employees", "policies", "audit", "audit_head", "model", "model_url", "identity_column"):
         value = main.get(key, "")
         if not isinstance(value, str):
             raise fail(f"{key} must be a text")
@@ -243,7 +245,7 @@ def _parse(path: Path, data: dict[str, Any]) -> Site:
     if not isinstance(kiosk, bool):
         raise fail("kiosk must be true or false")
     site.kiosk = kiosk
-    unknown_keys = sorted(set(main) - {"employees", "policies", "audit", "model", "model_url", "models",
+    unknown_keys = sorted(set(main) - {"employees", "policies", "audit", "audit_head", "model", "model_url", "models",
                                        "identity_column", "kiosk"})
     if unknown_keys:
         raise fail(f"unknown key {unknown_keys[0]!r} in [site]")

@@ -45,7 +45,7 @@ def _balance_words(kind: str, column: str) -> str:
 def starter_questions(table, role: str, procedure_titles: list[str] | tuple[str, ...] = ()) -> list[str]:
     """Questions the assistant answers from this data for a person of ``role`` ("" = not in the data:
     policies and procedures only), most useful first."""
-    from engine.tools.leave_request import leave_columns
+    from engine.data.schema import leave_columns
 
     balances = [(kind, _balance_words(kind, col)) for kind, col in leave_columns(table).items()] if table else []
     out: list[str] = []

@@ -278,7 +278,8 @@ def test_site_mode_leave_requests_are_kept_by_the_database_under_its_own_rules(l
     from engine.workflows.leave import export_csv
 
     exported = export_csv(hr)
-    assert "Li Wei" in exported and "Tom Berg" in exported and exported.splitlines()[0].endswith(",db_user")
+    assert "Li Wei" in exported and "Tom Berg" in exported
+    assert exported.splitlines()[0].endswith(",db_user,decided_by,decided_at,decision_reason")
     assert ",lwei" in exported and ",praman" in exported  # who filed each: HR for Tom Berg
     # IT reloads the employees: the requests stay, and the rules come back with the new table
     with connect(loaded["socket"], "postgres") as conn:
@@ -293,13 +294,14 @@ def test_the_database_fills_who_filed_and_decided_and_allows_only_real_decisions
     are refused by the database itself; any row it holds is listed by the CLI without a traceback."""
     monkeypatch.setenv("PGPASSWORD", PASSWORD)
     insert = ("INSERT INTO hr.leave_requests (id, employee, leave_type, start, \"end\", day_count, balance_before, "
-              "balance_after, days, prepared_by) VALUES (%s, %s, 'vacation', '2027-03-01', '2027-03-02', 2, NULL, "
-              "NULL, 'x', %s)")
+              "balance_after, days, prepared_by) VALUES (%s, %s, 'sick', '2027-03-01', '2027-03-02', 2, NULL, "
+              "NULL, '2027-03-01 2027-03-02', %s)")
     with connect(loaded["tcp"], "lwei") as conn:
         conn.execute(insert, ("d1", "Li Wei", "praman"))  # "prepared by HR", a NULL balance
-        row = conn.execute("SELECT prepared_by, db_user, status, decided_by FROM hr.leave_requests WHERE id = 'd1'"
-                           ).fetchone()
-        assert row == ("lwei", "lwei", "pending", None)  # the database's own values, not the client's
+        row = conn.execute("SELECT prepared_by, db_user, status, decided_by, balance_before, balance_after, "
+                           "employee_role, manager_role FROM hr.leave_requests WHERE id = 'd1'").fetchone()
+        # the database's own values, not the client's: the balances come from Li Wei's row (4 sick days)
+        assert row == ("lwei", "lwei", "pending", None, 4, 2, "lwei", "obello")
     with connect(loaded["tcp"], "praman") as conn:
         conn.execute(insert, ("d2", "Priya Raman", "praman"))  # HR's own leave
         for statement, error in (
@@ -309,14 +311,18 @@ def test_the_database_fills_who_filed_and_decided_and_allows_only_real_decisions
             with pytest.raises(getattr(psycopg.errors, error)):
                 with conn.transaction():
                     conn.execute(statement)
-        conn.execute("UPDATE hr.leave_requests SET status = 'declined' WHERE id = 'd1'")
-        assert conn.execute("SELECT status, decided_by FROM hr.leave_requests WHERE id = 'd1'").fetchone() == (
-            "declined", "praman")
+        with pytest.raises(psycopg.errors.CheckViolation, match="needs a reason"):
+            with conn.transaction():
+                conn.execute("UPDATE hr.leave_requests SET status = 'declined' WHERE id = 'd1'")
+        conn.execute("UPDATE hr.leave_requests SET status = 'declined', decision_reason = ' month-end close ' "
+                     "WHERE id = 'd1'")
+        assert conn.execute("SELECT status, decided_by, decision_reason FROM hr.leave_requests WHERE id = 'd1'"
+                            ).fetchone() == ("declined", "praman", "month-end close")
         with pytest.raises(psycopg.errors.CheckViolation, match="declined already"):
             with conn.transaction():
                 conn.execute("UPDATE hr.leave_requests SET status = 'approved' WHERE id = 'd1'")
     with connect(loaded["tcp"], "lwei") as conn:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        with pytest.raises(psycopg.errors.CheckViolation, match="declined already"):
             conn.execute("UPDATE hr.leave_requests SET status = 'approved' WHERE id = 'd1'")
     from engine.cli import _cell
 
@@ -351,3 +357,162 @@ def test_site_mode_approval_stores_the_request_in_the_database(loaded, site_file
         row = conn.execute("SELECT db_user, day_count, status FROM hr.leave_requests WHERE employee = 'Ana Cruz'"
                            ).fetchone()
     assert row[0] == ME and float(row[1]) == 2 and row[2] == "pending"
+
+
+def _filed(loaded, monkeypatch, role, who, first, last=None, kind="sick"):
+    """A request ``role`` files for ``who`` through the app's store, as the database keeps it."""
+    import datetime as dt
+
+    from engine.data.database import DatabaseRequestStore
+    from engine.workflows.leave import Calendar, prepare
+
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    start = dt.date.fromisoformat(first)
+    request = prepare(who, kind, "sick_days_remaining", 99, start, dt.date.fromisoformat(last or first), Calendar(),
+                      account=role)
+    DatabaseRequestStore(loaded["tcp"], role).submit(request)
+    return request
+
+
+def test_the_manager_decides_a_reports_request_and_nobody_else_but_hr(loaded, monkeypatch):
+    """Employee files, their manager (the data's reporting line) approves or declines with a reason, the
+    employee may cancel while it is pending; anyone else neither sees nor decides it."""
+    from engine.data.database import DatabaseRequestStore
+    from engine.errors import RequestRefused
+
+    stores = {role: DatabaseRequestStore(loaded["tcp"], role) for role in ("lwei", "obello", "tberg", "praman")}
+    first = _filed(loaded, monkeypatch, "lwei", "Li Wei", "2027-09-06")
+    assert (first.balance_before, first.balance_after) == (4, 3)  # the row's balance, not the 99 the client sent
+    ids = lambda role: {r["id"] for r in stores[role].list(None)}  # noqa: E731
+    assert first.id in ids("obello") and first.id in ids("praman") and first.id not in ids("tberg")
+    with pytest.raises(RequestRefused, match="no leave request"):  # not Tom's manager: the row is not there
+        stores["tberg"].decide(first.id, "approved")
+    with pytest.raises(AccessDenied, match="nobody decides their own"):
+        stores["lwei"].decide(first.id, "approved")
+    with pytest.raises(RequestRefused, match="needs a reason"):
+        stores["obello"].decide(first.id, "declined", "   ")
+    row = stores["obello"].decide(first.id, "approved", "enjoy")
+    assert (row["status"], row["decided_by"], row["decision_reason"]) == ("approved", "obello", "enjoy")
+    with pytest.raises(RequestRefused, match="approved already"):
+        stores["praman"].decide(first.id, "declined", "too late")
+    with pytest.raises(RequestRefused, match="overlap"):  # the same day again
+        _filed(loaded, monkeypatch, "lwei", "Li Wei", "2027-09-06")
+    with pytest.raises(RequestRefused, match="takes 5 days"):  # more than the 4 sick days in the data
+        _filed(loaded, monkeypatch, "lwei", "Li Wei", "2027-10-04", "2027-10-08")
+
+    second = _filed(loaded, monkeypatch, "lwei", "Li Wei", "2027-10-04")
+    with pytest.raises(AccessDenied, match="only the person who filed"):
+        stores["obello"].decide(second.id, "cancelled")
+    assert stores["lwei"].decide(second.id, "cancelled")["status"] == "cancelled"
+    # the manager's own request goes up the line: not to himself, but to his manager (HR here)
+    own = _filed(loaded, monkeypatch, "obello", "Olu Bello", "2027-11-01")
+    with pytest.raises(AccessDenied):
+        stores["obello"].decide(own.id, "approved")
+    assert own.id not in ids("lwei")
+    assert stores["praman"].decide(own.id, "declined", "cover needed")["status"] == "declined"
+    # every step is an audit row the database wrote, under the role that took it
+    with connect(loaded["socket"], "postgres") as conn:
+        audit = conn.execute("SELECT db_user, account, role, query, detail FROM hr.audit WHERE detail LIKE %s "
+                             "ORDER BY id", (f"request {first.id}%",)).fetchall()
+    assert [(a[0], a[1], a[2], a[3].split(":")[0]) for a in audit] == [
+        ("lwei", "lwei", "employee", "leave request filed"), ("obello", "obello", "manager", "leave request approved")]
+    assert audit[1][4].endswith("reason: enjoy")
+
+
+def test_the_database_not_the_client_says_who_wrote_an_audit_row(loaded, monkeypatch):
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    with connect(loaded["tcp"], "lwei") as conn:
+        conn.execute("INSERT INTO hr.audit (account, employee, query, allowed) VALUES ('CORP\\praman', "
+                     "'Priya Raman', 'forged', true), ('CORP\\LWei', 'Li Wei', 'mine', true)")
+    with connect(loaded["socket"], "postgres") as conn:
+        rows = conn.execute("SELECT db_user, account, query FROM hr.audit WHERE query IN ('forged', 'mine') ORDER BY id"
+                            ).fetchall()
+    assert rows == [("lwei", "lwei", "forged"), ("lwei", "CORP\\LWei", "mine")]
+
+
+def test_the_requests_command_walks_the_lifecycle_as_the_os_account(loaded, site_file, monkeypatch, capsys):
+    site_file(f'[database]\ndsn = "{loaded["socket"]["dsn"]}"\n')
+    from engine.data.database import DatabaseRequestStore
+    import datetime as dt
+    from engine.workflows.leave import Calendar, prepare
+
+    mine = prepare("Ana Cruz", "sick", "sick_days_remaining", 7, dt.date(2027, 12, 6), dt.date(2027, 12, 7),
+                   Calendar(), account=ME)
+    DatabaseRequestStore(loaded["socket"], ME).submit(mine)
+    assert main(["requests"]) == 0
+    out = capsys.readouterr().out
+    assert mine.id in out and "Ana Cruz: sick 2027-12-06 to 2027-12-07, 2 days (balance after 5)" in out
+    assert "Li Wei" not in out  # only what the database lets this role see
+    assert main(["requests", "approve", mine.id]) == 1
+    assert "nobody decides their own" in capsys.readouterr().err
+    assert main(["requests", "decline", mine.id]) == 1
+    assert "needs a reason" in capsys.readouterr().err
+    assert main(["requests", "cancel", mine.id]) == 0
+    assert f"{mine.id}  Ana Cruz: cancelled by {ME}" in capsys.readouterr().out
+    assert main(["requests", "cancel", mine.id]) == 1
+    assert "cancelled already" in capsys.readouterr().err
+    assert main(["requests", "--all", "--csv", "-"]) == 0
+    assert f"{mine.id},Ana Cruz," in capsys.readouterr().out
+
+
+_MONDAYS = iter(range(10_000))
+
+
+@pytest.mark.slow
+def test_every_sequence_of_steps_with_psql_ends_where_the_rules_say(loaded):
+    """Property (hypothesis): whoever tries whatever, in any order, straight in SQL, a request moves only
+    pending -> approved/declined (its employee's manager or HR, a decline with a reason) or -> cancelled
+    (its employee), once; a role that is not a party does not even see it."""
+    import datetime as dt
+
+    from hypothesis import given, settings as hsettings
+    from hypothesis import strategies as st
+
+    roles = ("lwei", "obello", "tberg", "praman")
+    statuses = ("approved", "declined", "cancelled", "pending", "done", "")
+
+    def allowed(role, status, reason):
+        if status == "cancelled":
+            return role == "lwei"
+        if status == "approved":
+            return role in ("obello", "praman")
+        if status == "declined":
+            return role in ("obello", "praman") and bool(reason.strip())
+        return False
+
+    @hsettings(max_examples=30, deadline=None)
+    @given(st.lists(st.tuples(st.sampled_from(roles), st.sampled_from(statuses), st.sampled_from(["", " ", "ok"])),
+                    min_size=1, max_size=4))
+    def run(steps):
+        day = dt.date(2031, 1, 6) + dt.timedelta(weeks=next(_MONDAYS))
+        rid = f"h{day.isoformat()}"
+        with connect(loaded["tcp"], "lwei") as conn:
+            conn.execute("INSERT INTO hr.leave_requests (id, employee, leave_type, start, \"end\", day_count, days) "
+                         "VALUES (%s, 'Li Wei', 'sick', %s, %s, 1, %s)", (rid, day, day, day.isoformat()))
+        expected = "pending"
+        for role, status, reason in steps:
+            with connect(loaded["tcp"], role) as conn:
+                try:
+                    changed = conn.execute("UPDATE hr.leave_requests SET status = %s, decision_reason = %s "
+                                           "WHERE id = %s", (status, reason or None, rid)).rowcount
+                except (psycopg.errors.CheckViolation, psycopg.errors.InsufficientPrivilege):
+                    changed = 0
+            if role == "tberg":
+                assert changed == 0
+            ok = expected == "pending" and allowed(role, status, reason)
+            assert bool(changed) == ok, (steps, role, status, reason)
+            if ok:
+                expected = status
+        with connect(loaded["socket"], "postgres") as conn:
+            row = conn.execute("SELECT status, decided_by FROM hr.leave_requests WHERE id = %s", (rid,)).fetchone()
+        assert row[0] == expected and (row[1] is None) == (expected == "pending")
+
+    old = os.environ.get("PGPASSWORD")
+    os.environ["PGPASSWORD"] = PASSWORD
+    try:
+        run()
+    finally:
+        if old is None:
+            os.environ.pop("PGPASSWORD", None)
+        else:
+            os.environ["PGPASSWORD"] = old

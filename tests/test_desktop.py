@@ -444,6 +444,30 @@ def test_a_prepared_leave_request_is_stored_only_after_approve(qtbot):
     qtbot.waitUntil(lambda: not window.leave_card.isVisible(), timeout=60000)
     assert len(store.list(None)) == 1  # the rejected one was never stored
 
+    # Tools > Leave requests: the filed request, which its employee may cancel but not approve
+    window.open_requests()
+    dialog = window.requests_dialog
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 1, timeout=20000)
+    assert [dialog.table.item(0, c).text() for c in (1, 2, 3, 5, 7)] == [
+        "Pedro Alves", "vacation", "2027-07-14", "3", "pending"]
+    assert "leave" in dialog.policy.toPlainText().lower()  # what the policies say, beside the list
+    dialog.table.selectRow(0)
+    assert dialog.cancel_request.isEnabled() and not dialog.approve.isEnabled() and not dialog.decline.isEnabled()
+    dialog.reason.setText("plans changed")
+    assert not dialog.decline.isEnabled()  # nobody declines their own
+    qtbot.mouseClick(dialog.cancel_request, Qt.LeftButton)
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 0, timeout=20000)  # pending only: it is gone
+    assert [r["status"] for r in store.list(None)] == ["cancelled"]
+    dialog.show_decided.setChecked(True)
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 1, timeout=20000)
+    assert dialog.table.item(0, 7).text() == "cancelled" and not dialog.cancel_request.isEnabled()
+    # a step the store refuses (approving in single-user mode, where no manager exists) is said, not done
+    problems = []
+    window._problem = lambda title, message, hint="": problems.append(message)
+    window.request_act_on_request.emit(store.list(None)[0]["id"], "approved", "")
+    qtbot.waitUntil(lambda: bool(problems), timeout=20000)
+    assert "nobody else sees your requests" in problems[0] and store.list(None)[0]["status"] == "cancelled"
+
 
 def test_a_procedure_is_walked_through_in_a_card_and_resumes_after_a_restart(qtbot, tmp_path):
     path = tmp_path / "chats.sqlite"

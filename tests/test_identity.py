@@ -449,7 +449,7 @@ def test_deleted_or_inserted_audit_entries_break_the_chain(tmp_path, damage, fir
 def test_a_huge_line_in_the_log_costs_a_bounded_read_and_is_reported(tmp_path, monkeypatch):
     """One 8 MB line appended by hand: the next entry reads a bounded tail to find the last entry (not the
     line, let alone the file), verify-audit names the damage, and an over-long entry is cut to fit."""
-    from engine.data import access
+    from engine.data import audit as access
 
     path = tmp_path / "audit.log"
     _write_entries(path, 2)
@@ -495,7 +495,11 @@ def test_the_audit_goes_where_the_site_says(tmp_path, site_file, capsys):
     path = company(tmp_path)
     audit = tmp_path / "var-log" / "audit.log"
     site_file(f'[site]\nemployees = "{path}"\naudit = "{audit}"\n')
-    assert main(["data", 'df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]']) == 0
+    query = 'df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]'
+    assert main(["data", query]) == 2  # the first person to ask does not create (and own) the site's log
+    assert "does not exist" in capsys.readouterr().err and not audit.exists()
+    assert main(["admin", "init-audit"]) == 0 and "mode 622" in capsys.readouterr().out
+    assert main(["data", query]) == 0
     entry = json.loads(audit.read_text().splitlines()[0])
     assert entry["account"] == ME and entry["user"] == "Ana Cruz" and entry["prev"] == "0" * 64
     assert not (tmp_path / "data" / "audit.log").exists()

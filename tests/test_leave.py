@@ -156,13 +156,15 @@ def test_cli_chat_asks_before_submitting(tool, capsys):
     assert len(tool.desk.store.list()) == 1 and "Submitted" in capsys.readouterr().out
 
 
-def test_hr_lists_and_exports_pending_requests_employees_cannot(tool, tmp_path, capsys, monkeypatch):
+def test_hr_lists_and_exports_every_request_others_see_their_own(tool, tmp_path, capsys, monkeypatch):
     from engine.cli import main
 
     store = RequestStore.default()
     store.submit(prepare("Pedro Alves", "vacation", "v", 5, D(2027, 7, 14), D(2027, 7, 14), Calendar()))
-    assert main(["requests", "--user", "Pedro Alves"]) == 1
-    assert "only HR" in capsys.readouterr().err
+    assert main(["requests", "--user", "Pedro Alves"]) == 0
+    assert "Pedro Alves: vacation 2027-07-14" in capsys.readouterr().out
+    assert main(["requests", "--user", "Oliver Grant"]) == 0
+    assert "No pending leave requests you can see." in capsys.readouterr().out
     assert main(["requests", "--user", "Priya Raman"]) == 0
     assert "Pedro Alves: vacation 2027-07-14 to 2027-07-14, 1 days" in capsys.readouterr().out
     out = tmp_path / "pending.csv"
@@ -188,3 +190,38 @@ def test_the_request_store_is_readable_by_its_owner_only(tmp_path):
     path.chmod(0o644)  # made by an earlier version
     RequestStore(path)
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_request_is_cancelled_by_its_owner_and_nobody_approves_in_single_user_mode(capsys):
+    from engine.cli import main
+
+    store = RequestStore.default()
+    request = prepare("Pedro Alves", "vacation", "v", 5, D(2027, 7, 14), D(2027, 7, 14), Calendar())
+    store.submit(request)
+    assert main(["requests", "approve", request.id, "--user", "Priya Raman"]) == 1
+    assert "nobody else sees your requests" in capsys.readouterr().err
+    assert main(["requests", "decline", request.id, "--user", "Priya Raman"]) == 1
+    assert "needs a reason" in capsys.readouterr().err
+    assert main(["requests", "cancel", "--user", "Pedro Alves"]) == 1
+    assert "say which request" in capsys.readouterr().err
+    assert main(["requests", "cancel", request.id, "--user", "Pedro Alves"]) == 0
+    assert f"{request.id}  Pedro Alves: cancelled" in capsys.readouterr().out
+    assert main(["requests", "cancel", request.id, "--user", "Pedro Alves"]) == 1
+    assert "no pending leave request" in capsys.readouterr().err
+    assert [r["status"] for r in store.list(None)] == ["cancelled"]
+
+
+def test_a_site_sharing_an_employee_file_without_a_database_refuses_requests(site_file, tool, capsys):
+    from engine.cli import main
+    from engine.workflows.leave import NoSharedStore
+
+    site_file(f'[site]\nemployees = "{ROOT / "data" / "employees.csv"}"\n')
+    store = RequestStore.default()
+    assert isinstance(store, NoSharedStore) and store.list() == []
+    with pytest.raises(Exception, match="need the site database"):
+        store.submit(prepare("Pedro Alves", "vacation", "v", 5, D(2027, 7, 14), D(2027, 7, 14), Calendar()))
+    refusing = LeaveRequestTool(tool.data, tool.calendar, LeaveDesk(store, None))
+    with pytest.raises(AccessDenied, match="need the site database"):  # said before anything is prepared
+        refusing.run("vacation from 2027-07-14 to 2027-07-14", me())
+    assert main(["requests"]) == 1
+    assert "need the site database" in capsys.readouterr().err

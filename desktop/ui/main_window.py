@@ -41,6 +41,7 @@ from engine.workflows.procedures import Walkthrough
 from ..history import ChatStore
 from ..worker import EngineWorker, IndexWorker
 from .documents_dialog import DocumentsDialog
+from .requests_dialog import RequestsDialog
 from .settings_dialog import SettingsDialog
 from .procedure_card import ProcedureCard
 from .conversation import WITHHELD_NOTE, ConversationView
@@ -102,6 +103,8 @@ class MainWindow(QMainWindow):
     request_use_index = Signal(object)
     request_forget = Signal()
     request_leave_decision = Signal(str, bool)
+    request_list_requests = Signal(bool)
+    request_act_on_request = Signal(str, str, str)
     request_reindex = Signal(object, bool)
 
     def __init__(self, settings: Settings, store: ChatStore | None = None, backend_factory=None,
@@ -120,6 +123,7 @@ class MainWindow(QMainWindow):
         self.index_report = None
         self.passages: dict[str, list[dict]] = {}  # each policy file's passages, for showing a citation in place
         self.documents: DocumentsDialog | None = None
+        self.requests_dialog: RequestsDialog | None = None
         self._render_pending = False
         self._observation_data: list = []  # structured tool results of the running answer
         self.last_problem: tuple[str, str, str] | None = None
@@ -350,6 +354,7 @@ class MainWindow(QMainWindow):
         tools = self.menuBar().addMenu("&Tools")
         self._action(tools, "Settings…", QKeySequence("Ctrl+,"), self.open_settings)
         self._action(tools, "Policy documents…", None, self.open_documents)
+        self._action(tools, "Leave requests…", None, self.open_requests)
         self.switch_action = self._action(tools, "Switch user…", None, lambda: self.sign_in(force=True))
         self.switch_action.setEnabled(False)  # until the data says whether this account may pick a persona
 
@@ -376,6 +381,8 @@ class MainWindow(QMainWindow):
         self.request_use_index.connect(self.worker.use_index)
         self.request_forget.connect(self.worker.forget_last_turn)
         self.request_leave_decision.connect(self.worker.decide_leave)
+        self.request_list_requests.connect(self.worker.list_requests)
+        self.request_act_on_request.connect(self.worker.act_on_request)
         w = self.worker
         w.status.connect(self._on_status)
         w.job.connect(self._on_job)
@@ -393,6 +400,8 @@ class MainWindow(QMainWindow):
         w.lookup_done.connect(self._on_lookup_done)
         w.failed.connect(self._on_failed)
         w.leave_decided.connect(self._on_leave_decided)
+        w.requests_listed.connect(self._on_requests_listed)
+        w.request_acted.connect(self._on_request_acted)
         w.starters.connect(self.transcript.set_starters)
         self.engine_thread.start()
 
@@ -733,6 +742,8 @@ class MainWindow(QMainWindow):
         return out
 
     def _on_failed(self, message: str, hint: str) -> None:
+        if self.requests_dialog is not None and self.requests_dialog.isVisible():
+            self.requests_dialog._update_buttons()  # a refused step: the buttons come back
         if self.busy:
             msg = self._current()
             msg.pop("streaming", None)
@@ -895,12 +906,36 @@ class MainWindow(QMainWindow):
         self.leave_reject.setEnabled(False)
         self.request_leave_decision.emit(self._leave_request["id"], approve)
 
+    # -- filed leave requests ------------------------------------------------------------------------
+    def open_requests(self) -> None:
+        """The filed leave requests this person may see, with approve/decline (manager, HR) and cancel."""
+        if self.requests_dialog is None:
+            accounts = getattr(self, "identity_info", {}).get("accounts", ())
+            self.requests_dialog = RequestsDialog(self.user, accounts, self)
+            self.requests_dialog.refresh_requested.connect(self.request_list_requests.emit)
+            self.requests_dialog.action_requested.connect(self.request_act_on_request.emit)
+        self.requests_dialog.user_name = self.user
+        self.requests_dialog.show()
+        self.requests_dialog.raise_()
+        self.request_list_requests.emit(self.requests_dialog.show_decided.isChecked())
+
+    def _on_requests_listed(self, rows, hits) -> None:
+        if self.requests_dialog is not None:
+            self.requests_dialog.set_rows(rows, hits)
+
+    def _on_request_acted(self, row: dict) -> None:
+        self.statusBar().showMessage(f"Leave request {row.get('id')} of {row.get('employee')}: {row.get('status')}.",
+                                     15000)
+        if self.requests_dialog is not None:
+            self.requests_dialog.acted(row)
+
     def _on_leave_decided(self, request: dict) -> None:
         self._leave_request = None
         self.leave_card.hide()
         if request["status"] == "pending":
             note = (f"Submitted: {request['leave_type']} leave {request['start']} to {request['end']} "
-                    f"({request['day_count']:g} days). HR will confirm it.")
+                    f"({request['day_count']:g} days). Your manager or HR decides it; until then you can cancel it "
+                    "under Tools › Leave requests.")
         else:
             note = "Rejected: the leave request was discarded; nothing was submitted."
         self.statusBar().showMessage(note, 15000)

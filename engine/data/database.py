@@ -170,6 +170,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
 
     from engine.data.access import make_viewer
     from engine.data.employees import HR_DEPARTMENT, load_employees, normalise_name
+    from engine.data.schema import leave_columns
 
     table = load_employees(employees, overrides=columns or None)
     df = table.df
@@ -270,7 +271,8 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
                     "policy_sha256) ON {}.audit TO {}, {}").format(schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
         run(sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}, {}").format(
             sql.Identifier(str(database.get("schema", "hr")), "audit_id_seq"), ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
-        _leave_table(run, schema, ident(name_col or key_col))
+        _audit_rules(run, schema)
+        _leave_table(run, schema, ident(name_col or key_col), leave_columns(table), str(database.get("schema", "hr")))
         powerful = [r for (r,) in conn.execute("SELECT rolname FROM pg_roles WHERE (rolsuper OR rolbypassrls) "
                                                "AND rolname = ANY(%s)", (list(roles.values()),)).fetchall()]
         if powerful:
@@ -298,12 +300,41 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
 
 LEAVE_INSERT_COLUMNS = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before",
                         "balance_after", "days", "prepared_by", "prepared_at")
+#: Longest decision reason the database keeps (a reason is a sentence, not a document).
+MAX_REASON = 500
 
 
-def _leave_table(run, schema, name_col) -> None:
-    """Approved leave requests (site mode). Kept across reloads. Who approved it (``db_user``), when
-    and the status are the database's own values; an employee inserts requests only for their own
-    row and reads only their own; HR reads all and alone may change the status."""
+def _audit_rules(run, schema) -> None:
+    """Who wrote an audit row is the database's to say: ``db_user`` and ``at`` are its own values, and
+    an ``account`` that is not the connected role's account is replaced by the role."""
+    from psycopg import sql
+
+    run(sql.SQL(r"""CREATE OR REPLACE FUNCTION {s}.audit_rules() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $rules$
+BEGIN
+    NEW.db_user := session_user;
+    NEW.at := now();
+    IF NEW.account IS NULL OR lower(split_part(regexp_replace(NEW.account, '^.*\\', ''), '@', 1)) <> session_user THEN
+        NEW.account := session_user;
+    END IF;
+    RETURN NEW;
+END
+$rules$""").format(s=schema))
+    run(sql.SQL("DROP TRIGGER IF EXISTS audit_rules ON {}.audit").format(schema))
+    run(sql.SQL("CREATE TRIGGER audit_rules BEFORE INSERT ON {s}.audit FOR EACH ROW EXECUTE FUNCTION "
+                "{s}.audit_rules()").format(s=schema))
+    run(sql.SQL("REVOKE ALL ON FUNCTION {}.audit_rules() FROM PUBLIC").format(schema))
+
+
+def _leave_table(run, schema, name_col, leave_map: dict[str, str], schema_name: str) -> None:
+    """Leave requests (site mode), kept across reloads, with their whole lifecycle enforced here.
+
+    An employee files a request for their own row (HR may file for anyone); the database fills in who
+    filed it, whose it is, their manager, the balance column and both balances from the employee row,
+    and checks the day count against the listed days. Then, once: the employee cancels it while it is
+    pending, or their manager (the reporting line of the data) or HR approves or declines it, never the
+    requester or the person it is for; a decline needs a reason. Every step is an audit row the
+    database writes itself."""
     from psycopg import sql
 
     ident = sql.Identifier
@@ -312,73 +343,173 @@ def _leave_table(run, schema, name_col) -> None:
                 "balance_before numeric, balance_after numeric, days text NOT NULL, prepared_by text, "
                 "prepared_at text, approved_at timestamptz NOT NULL DEFAULT now(), "
                 "status text NOT NULL DEFAULT 'pending', db_user text NOT NULL DEFAULT session_user, "
-                # What the app worked out is checked again here: a role that writes directly cannot
-                # store a backwards range, a non-positive count, more days than the range, or a
-                # balance that does not add up.
                 "CHECK (\"end\" >= start AND \"end\" - start < 92), "
                 "CHECK (day_count > 0 AND day_count <= \"end\" - start + 1), "
                 "CHECK (balance_after IS NULL OR balance_before IS NULL OR balance_after = balance_before - day_count))"
                 ).format(schema))
-    # The database, not the client, says who filed a request and who decided it, and which changes are a
-    # decision at all: pending -> approved or declined, once, by HR that is neither the requester nor the
-    # employee. A status nobody defined cannot be stored (NOT VALID: rows from before stay readable).
     run(sql.SQL("ALTER TABLE {}.leave_requests ADD COLUMN IF NOT EXISTS decided_by text, "
-                "ADD COLUMN IF NOT EXISTS decided_at timestamptz").format(schema))
+                "ADD COLUMN IF NOT EXISTS decided_at timestamptz, ADD COLUMN IF NOT EXISTS decision_reason text, "
+                "ADD COLUMN IF NOT EXISTS employee_role text, ADD COLUMN IF NOT EXISTS manager_role text, "
+                "ADD COLUMN IF NOT EXISTS balance_column text").format(schema))
     run(sql.SQL("ALTER TABLE {}.leave_requests DROP CONSTRAINT IF EXISTS leave_status_known").format(schema))
     run(sql.SQL("ALTER TABLE {}.leave_requests ADD CONSTRAINT leave_status_known CHECK (status IN ('pending', "
                 "'approved', 'declined', 'cancelled')) NOT VALID").format(schema))
-    # (search_path pinned: a caller's own schema must not supply the "=" or now() these checks use)
-    run(sql.SQL("""CREATE OR REPLACE FUNCTION {s}.leave_rules() RETURNS trigger LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp AS $rules$
+    # Which employee column a leave type books against: the same map the app's leave tool uses.
+    run(sql.SQL("CREATE TABLE IF NOT EXISTS {}.leave_balances (leave_type text PRIMARY KEY, "
+                "balance_column text NOT NULL)").format(schema))
+    run(sql.SQL("DELETE FROM {}.leave_balances").format(schema))
+    for kind, column in leave_map.items():
+        run(sql.SQL("INSERT INTO {}.leave_balances VALUES (%s, %s)").format(schema), (kind, column))
+    run(sql.SQL("REVOKE ALL ON {}.leave_balances FROM PUBLIC").format(schema))
+    run(sql.SQL("GRANT SELECT ON {}.leave_balances TO {}, {}").format(schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+    # SECURITY DEFINER: the rules read the employee's row and manager whatever the caller may read,
+    # and write the audit row; session_user stays the person connected. search_path pinned, so a
+    # caller's own schema cannot supply an operator or function these rules use.
+    run(sql.SQL(r"""CREATE OR REPLACE FUNCTION {s}.leave_rules() RETURNS trigger LANGUAGE plpgsql
+SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $rules$
+DECLARE
+    is_hr boolean := pg_has_role(session_user, {hr_group}, 'MEMBER');
+    emp_role text;
+    mgr_role text;
+    found_rows integer;
+    col text;
+    cell text;
+    listed date[];
+    n integer;
+    clash text;
+    what text;
 BEGIN
     IF TG_OP = 'INSERT' THEN
+        SELECT count(*) INTO found_rows FROM {s}.employees WHERE {name} = NEW.employee;
+        IF found_rows <> 1 THEN
+            RAISE EXCEPTION 'there is no single employee named %', NEW.employee USING ERRCODE = 'check_violation';
+        END IF;
+        SELECT {role}, {mgr} INTO emp_role, mgr_role FROM {s}.employees WHERE {name} = NEW.employee;
+        IF emp_role IS DISTINCT FROM session_user AND NOT is_hr THEN
+            RAISE EXCEPTION 'you can file leave requests only for yourself' USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        SELECT balance_column INTO col FROM {s}.leave_balances WHERE leave_type = NEW.leave_type;
+        IF col IS NULL THEN
+            RAISE EXCEPTION 'the employee data keeps no balance for % leave', NEW.leave_type
+                USING ERRCODE = 'check_violation';
+        END IF;
+        BEGIN
+            listed := string_to_array(btrim(NEW.days), ' ')::date[];
+        EXCEPTION WHEN others THEN
+            RAISE EXCEPTION 'the days of a request are dates (YYYY-MM-DD) separated by spaces'
+                USING ERRCODE = 'check_violation';
+        END;
+        n := coalesce(cardinality(listed), 0);
+        IF n = 0 OR n <> (SELECT count(DISTINCT d) FROM unnest(listed) d)
+           OR EXISTS (SELECT 1 FROM unnest(listed) d WHERE d < NEW.start OR d > NEW."end") THEN
+            RAISE EXCEPTION 'the days of a request are distinct dates from its start to its end'
+                USING ERRCODE = 'check_violation';
+        END IF;
+        -- Each listed day counts once, or a half where the request starts or ends with a half day.
+        IF NEW.day_count NOT IN (n, n - 0.5, n - 1) OR NEW.day_count <= 0 THEN
+            RAISE EXCEPTION '% days listed cannot make a day count of %', n, NEW.day_count
+                USING ERRCODE = 'check_violation';
+        END IF;
+        EXECUTE format('SELECT %I FROM %I.employees WHERE %I = $1', col, {s_name}, {role_name}) INTO cell USING emp_role;
+        IF cell IS NULL OR btrim(cell) !~ '^-?[0-9]+(\.[0-9]+)?$' THEN
+            RAISE EXCEPTION 'the employee data has no % for %', col, NEW.employee USING ERRCODE = 'check_violation';
+        END IF;
+        IF NEW.day_count > btrim(cell)::numeric THEN
+            RAISE EXCEPTION 'the request takes % days, but % has % %', NEW.day_count, NEW.employee, btrim(cell), col
+                USING ERRCODE = 'check_violation';
+        END IF;
+        SELECT id INTO clash FROM {s}.leave_requests WHERE employee_role = emp_role
+            AND status IN ('pending', 'approved') AND start <= NEW."end" AND "end" >= NEW.start LIMIT 1;
+        IF clash IS NOT NULL THEN
+            RAISE EXCEPTION 'the dates overlap leave request %', clash USING ERRCODE = 'check_violation';
+        END IF;
+        NEW.balance_column := col;
+        NEW.balance_before := btrim(cell)::numeric;
+        NEW.balance_after := NEW.balance_before - NEW.day_count;
+        NEW.employee_role := emp_role;
+        NEW.manager_role := mgr_role;
         NEW.db_user := session_user;
         NEW.prepared_by := session_user;
         NEW.status := 'pending';
         NEW.approved_at := now();
         NEW.decided_by := NULL;
         NEW.decided_at := NULL;
-        RETURN NEW;
+        NEW.decision_reason := NULL;
+        what := 'filed';
+    ELSE
+        IF (NEW.id, NEW.employee, NEW.leave_type, NEW.start, NEW."end", NEW.day_count, NEW.balance_before,
+            NEW.balance_after, NEW.days, NEW.prepared_by, NEW.db_user, NEW.employee_role, NEW.manager_role,
+            NEW.balance_column, NEW.approved_at, NEW.prepared_at)
+           IS DISTINCT FROM (OLD.id, OLD.employee, OLD.leave_type, OLD.start, OLD."end", OLD.day_count,
+            OLD.balance_before, OLD.balance_after, OLD.days, OLD.prepared_by, OLD.db_user, OLD.employee_role,
+            OLD.manager_role, OLD.balance_column, OLD.approved_at, OLD.prepared_at) THEN
+            RAISE EXCEPTION 'a leave request cannot be changed, only decided or cancelled'
+                USING ERRCODE = 'check_violation';
+        END IF;
+        IF OLD.status IS DISTINCT FROM 'pending' THEN
+            RAISE EXCEPTION 'leave request % is % already', OLD.id, OLD.status USING ERRCODE = 'check_violation';
+        END IF;
+        -- Rows filed before these rules knew whose they were: the person is found by name.
+        emp_role := coalesce(OLD.employee_role, (SELECT min({role}) FROM {s}.employees WHERE {name} = OLD.employee));
+        mgr_role := (SELECT {mgr} FROM {s}.employees WHERE {role} = emp_role);
+        NEW.decision_reason := nullif(btrim(left(NEW.decision_reason, {max_reason})), '');
+        IF NEW.status = 'cancelled' THEN
+            IF session_user IS DISTINCT FROM emp_role AND session_user IS DISTINCT FROM OLD.db_user THEN
+                RAISE EXCEPTION 'only the person who filed a request can cancel it'
+                    USING ERRCODE = 'insufficient_privilege';
+            END IF;
+        ELSIF NEW.status IN ('approved', 'declined') THEN
+            IF session_user = OLD.db_user OR session_user IS NOT DISTINCT FROM emp_role THEN
+                RAISE EXCEPTION 'nobody decides their own leave request' USING ERRCODE = 'insufficient_privilege';
+            END IF;
+            IF NOT is_hr AND session_user IS DISTINCT FROM mgr_role AND session_user IS DISTINCT FROM OLD.manager_role
+            THEN
+                RAISE EXCEPTION 'only % manager or HR decides this request', OLD.employee
+                    USING ERRCODE = 'insufficient_privilege';
+            END IF;
+            IF NEW.status = 'declined' AND NEW.decision_reason IS NULL THEN
+                RAISE EXCEPTION 'a declined request needs a reason' USING ERRCODE = 'check_violation';
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'a pending request can only be approved, declined or cancelled'
+                USING ERRCODE = 'check_violation';
+        END IF;
+        NEW.decided_by := session_user;
+        NEW.decided_at := now();
+        what := NEW.status;
     END IF;
-    IF (NEW.id, NEW.employee, NEW.leave_type, NEW.start, NEW."end", NEW.day_count, NEW.balance_before,
-        NEW.balance_after, NEW.days, NEW.prepared_by, NEW.db_user)
-       IS DISTINCT FROM (OLD.id, OLD.employee, OLD.leave_type, OLD.start, OLD."end", OLD.day_count,
-        OLD.balance_before, OLD.balance_after, OLD.days, OLD.prepared_by, OLD.db_user) THEN
-        RAISE EXCEPTION 'a leave request cannot be changed, only decided' USING ERRCODE = 'check_violation';
-    END IF;
-    IF OLD.status IS DISTINCT FROM 'pending' THEN
-        RAISE EXCEPTION 'leave request % is % already', OLD.id, OLD.status USING ERRCODE = 'check_violation';
-    END IF;
-    IF NEW.status NOT IN ('approved', 'declined') THEN
-        RAISE EXCEPTION 'a pending request can only be approved or declined' USING ERRCODE = 'check_violation';
-    END IF;
-    IF OLD.db_user = session_user OR OLD.employee IS NOT DISTINCT FROM
-            (SELECT {name} FROM {s}.employees WHERE {role} = session_user) THEN
-        RAISE EXCEPTION 'nobody decides their own leave request' USING ERRCODE = 'insufficient_privilege';
-    END IF;
-    NEW.decided_by := session_user;
-    NEW.decided_at := now();
+    INSERT INTO {s}.audit (account, employee, role, query, allowed, detail)
+        VALUES (session_user, NEW.employee,
+                CASE WHEN is_hr THEN 'hr' WHEN session_user = NEW.manager_role THEN 'manager' ELSE 'employee' END,
+                format('leave request %s: %s leave %s to %s, %s days', what, NEW.leave_type, NEW.start, NEW."end",
+                       NEW.day_count),
+                true, format('request %s%s', NEW.id, coalesce('; reason: ' || NEW.decision_reason, '')));
     RETURN NEW;
 END
-$rules$""").format(s=schema, name=name_col, role=sql.Identifier(ROLE_COL)))
+$rules$""").format(s=schema, name=name_col, role=ident(ROLE_COL), mgr=ident(MANAGER_ROLE_COL),
+                   hr_group=sql.Literal(HR_GROUP), max_reason=sql.Literal(MAX_REASON),
+                   s_name=sql.Literal(schema_name), role_name=sql.Literal(ROLE_COL)))
     run(sql.SQL("DROP TRIGGER IF EXISTS leave_rules ON {}.leave_requests").format(schema))
     run(sql.SQL("CREATE TRIGGER leave_rules BEFORE INSERT OR UPDATE ON {s}.leave_requests "
                 "FOR EACH ROW EXECUTE FUNCTION {s}.leave_rules()").format(s=schema))
     run(sql.SQL("REVOKE ALL ON FUNCTION {}.leave_rules() FROM PUBLIC").format(schema))
     run(sql.SQL("ALTER TABLE {}.leave_requests ENABLE ROW LEVEL SECURITY").format(schema))
-    for name in ("leave_insert", "leave_read", "leave_hr_update"):
+    for name in ("leave_insert", "leave_read", "leave_hr_update", "leave_update"):
         run(sql.SQL("DROP POLICY IF EXISTS {} ON {}.leave_requests").format(ident(name), schema))
     hr = sql.SQL("pg_has_role(session_user, {}, 'MEMBER')").format(sql.Literal(HR_GROUP))
+    # Who may see (and so act on) a row: who filed it, whose it is, their manager, HR. The trigger
+    # decides which action each of them may take.
+    party = sql.SQL("(db_user = session_user OR employee_role = session_user OR manager_role = session_user OR {})"
+                    ).format(hr)
     run(sql.SQL("CREATE POLICY leave_insert ON {s}.leave_requests FOR INSERT WITH CHECK (db_user = session_user "
-                "AND status = 'pending' AND ({hr} OR employee = (SELECT {name} FROM {s}.employees "
-                "WHERE {role} = session_user)))").format(s=schema, hr=hr, name=name_col, role=ident(ROLE_COL)))
-    run(sql.SQL("CREATE POLICY leave_read ON {}.leave_requests FOR SELECT USING (db_user = session_user OR {})"
-                ).format(schema, hr))
-    run(sql.SQL("CREATE POLICY leave_hr_update ON {}.leave_requests FOR UPDATE USING ({})").format(schema, hr))
+                "AND status = 'pending' AND ({hr} OR employee_role = session_user))").format(s=schema, hr=hr))
+    run(sql.SQL("CREATE POLICY leave_read ON {}.leave_requests FOR SELECT USING {}").format(schema, party))
+    run(sql.SQL("CREATE POLICY leave_update ON {}.leave_requests FOR UPDATE USING {}").format(schema, party))
     run(sql.SQL("REVOKE ALL ON {}.leave_requests FROM PUBLIC").format(schema))
     run(sql.SQL("GRANT SELECT, INSERT ({}) ON {}.leave_requests TO {}, {}").format(
         sql.SQL(", ").join(ident(c) for c in LEAVE_INSERT_COLUMNS), schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
-    run(sql.SQL("GRANT UPDATE (status) ON {}.leave_requests TO {}").format(schema, ident(HR_GROUP)))
+    run(sql.SQL("GRANT UPDATE (status, decision_reason) ON {}.leave_requests TO {}, {}").format(
+        schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
 
 
 class DatabaseRequestStore:
@@ -391,46 +522,84 @@ class DatabaseRequestStore:
         self.path = f"postgresql ({database.get('dsn', '')}) {database.get('schema', 'hr')}.leave_requests"
 
     def submit(self, request) -> None:
+        """File a request; the database fills in the balances (from the employee row) and who filed it."""
         from psycopg import sql
 
-        from engine.errors import AccessDenied
-
-        psycopg = _psycopg()
-        insert = sql.SQL("INSERT INTO {}.leave_requests ({}) VALUES ({})").format(
+        insert = sql.SQL("INSERT INTO {}.leave_requests ({}) VALUES ({}) RETURNING balance_before::float8, "
+                         "balance_after::float8").format(
             _schema(self.database), sql.SQL(", ").join(sql.Identifier(c) for c in LEAVE_INSERT_COLUMNS),
             sql.SQL(", ").join(sql.Placeholder() * len(LEAVE_INSERT_COLUMNS)))
         values = (request.id, request.employee, request.leave_type, request.start, request.end, request.day_count,
                   request.balance_before, request.balance_after, " ".join(request.days), request.prepared_by,
                   request.prepared_at)
         with connect(self.database, self.user) as conn:
-            try:
-                conn.execute(insert, values)
-            except psycopg.errors.InsufficientPrivilege:
-                raise AccessDenied(f"The database refused to store a leave request for {request.employee} "
-                                   f"from the role '{self.user}'.") from None
-            except psycopg.Error as exc:
-                raise DataFileError(f"The leave request could not be stored: {str(exc).strip().splitlines()[0]}.",
-                                    hint="Nothing was submitted. Ask IT to run 'hr-assistant admin init-db'.") from None
+            row = self._run(conn, insert, values, f"store a leave request for {request.employee}").fetchone()
+        request.balance_before, request.balance_after = row
         request.status = "pending"
 
+    def decide(self, request_id: str, status: str, reason: str = "") -> dict:
+        """Approve, decline or cancel a pending request; the database checks who may (see :func:`_leave_table`)."""
+        from psycopg import sql
+
+        if status not in ("approved", "declined", "cancelled"):
+            raise ValueError(status)
+        update = sql.SQL("UPDATE {}.leave_requests SET status = %s, decision_reason = %s WHERE id = %s "
+                         "RETURNING id").format(_schema(self.database))
+        with connect(self.database, self.user) as conn:
+            found = self._run(conn, update, (status, reason.strip() or None, request_id),
+                              f"change leave request {request_id}").fetchone()
+        if found is None:
+            from engine.errors import RequestRefused
+
+            raise RequestRefused(f"There is no leave request {request_id} that you can see.",
+                                 hint="'hr-assistant requests --all' lists the ones you can.")
+        return next(r for r in self.list(None) if r["id"] == request_id)
+
+    def _run(self, conn, statement, values, doing: str):
+        from engine.errors import AccessDenied, RequestRefused
+
+        psycopg = _psycopg()
+        try:
+            return conn.execute(statement, values)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise AccessDenied(f"The database refused to {doing} from the role '{self.user}': "
+                               f"{_first_line(exc)}.") from None
+        except (psycopg.errors.CheckViolation, psycopg.errors.RaiseException) as exc:
+            raise RequestRefused(f"The database refused to {doing}: {_first_line(exc)}.") from None
+        except psycopg.Error as exc:
+            raise DataFileError(f"Could not {doing}: {_first_line(exc)}.",
+                                hint="Nothing was changed. Ask IT to run 'hr-assistant admin init-db'.") from None
+
     def list(self, status: str | None = "pending") -> list[dict]:
+        """The requests the database lets this role see: their own, their reports' (a manager), all (HR)."""
         from psycopg import sql
 
         psycopg = _psycopg()
         query = sql.SQL("SELECT id, employee, leave_type, start::text, \"end\"::text, day_count::float8, "
                         "balance_before::float8, balance_after::float8, days, prepared_by, prepared_at, "
-                        "to_char(approved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), status, db_user "
+                        "to_char(approved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), status, db_user, "
+                        "employee_role, manager_role, decided_by, "
+                        "to_char(decided_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), decision_reason "
                         "FROM {}.leave_requests" + (" WHERE status = %s" if status else "")
                         + " ORDER BY approved_at, id").format(_schema(self.database))
-        names = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before", "balance_after",
-                 "days", "prepared_by", "prepared_at", "approved_at", "status", "db_user")
         with connect(self.database, self.user) as conn:
             try:
                 rows = conn.execute(query, (status,) if status else None).fetchall()
             except psycopg.Error as exc:
-                raise DataFileError(f"The leave requests cannot be read: {str(exc).strip().splitlines()[0]}.",
+                raise DataFileError(f"The leave requests cannot be read: {_first_line(exc)}.",
                                     hint="Ask IT to run 'hr-assistant admin init-db'.") from None
-        return [dict(zip(names, row)) for row in rows]
+        return [dict(zip(REQUEST_FIELDS, row)) for row in rows]
+
+
+#: What :meth:`DatabaseRequestStore.list` returns per request.
+REQUEST_FIELDS = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before", "balance_after",
+                  "days", "prepared_by", "prepared_at", "approved_at", "status", "db_user", "employee_role",
+                  "manager_role", "decided_by", "decided_at", "decision_reason")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _text_rows(path: Path, columns: list[str]) -> list[list[str | None]]:

@@ -185,3 +185,21 @@ def infer_schema(table) -> Schema:
         schema.derived_name = derived[0].name
         schema.name_parts = list(derived[0].derived_from)
     return schema
+
+
+LEAVE_TYPES = {
+    "vacation": re.compile(r"vacation|annual[ _-]?leave|holiday|pto|paid[ _-]?time|^vl$", re.I),
+    "sick": re.compile(r"sick|^sl$", re.I),
+}
+
+
+def leave_columns(table) -> dict[str, str]:
+    """Leave type -> the balance column of the employee data (numeric columns only). The leave tool
+    books against these, and ``admin init-db`` gives the same map to the database, which computes
+    a request's balances from the employee's own row."""
+    out: dict[str, str] = {}
+    for kind, pattern in LEAVE_TYPES.items():
+        for name, col in table.columns.items():
+            if col.dtype in ("int", "float") and pattern.search(name) and kind not in out:
+                out[kind] = name
+    return out

@@ -6,26 +6,13 @@ import datetime as _dt
 import math
 import re
 
+from engine.data.schema import leave_columns
 from engine.errors import AccessDenied, ToolInputError
 from engine.workflows.leave import Calendar, LeaveDesk, prepare
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult
 
-_TYPES = {
-    "vacation": re.compile(r"vacation|annual[ _-]?leave|holiday|pto|paid[ _-]?time|^vl$", re.I),
-    "sick": re.compile(r"sick|^sl$", re.I),
-}
 _INPUT = re.compile(r"^(?P<type>[a-z]+) from (?P<start>\d{4}-\d{2}-\d{2}) to (?P<end>\d{4}-\d{2}-\d{2})"
                     r"(?: half-day (?P<half>start|end|both))?(?: for \"(?P<who>[^\"]{1,80})\")?$")
-
-
-def leave_columns(table) -> dict[str, str]:
-    """Leave type -> the balance column of the employee data (numeric columns only)."""
-    out: dict[str, str] = {}
-    for kind, pattern in _TYPES.items():
-        for name, col in table.columns.items():
-            if col.dtype in ("int", "float") and pattern.search(name) and kind not in out:
-                out[kind] = name
-    return out
 
 
 class LeaveRequestTool(Tool):
@@ -73,6 +60,9 @@ class LeaveRequestTool(Tool):
             start, end = _dt.date.fromisoformat(m["start"]), _dt.date.fromisoformat(m["end"])
         except ValueError as exc:
             raise ToolInputError(f"That is not a date in the calendar ({exc}).") from None
+        store = self.desk.store
+        if getattr(store, "refuses", False):  # a site without a store it can trust (NoSharedStore)
+            raise AccessDenied(f"{store.reason} {store.hint}")
         viewer = self.data.viewer(context.user)
         row = viewer.row
         who = viewer.name

@@ -4,7 +4,13 @@ The agent can only *prepare* a request (:class:`~engine.tools.leave_request.Leav
 the working days it covers (weekends and public holidays from the calendar file left out, half
 days counted as 0.5) and the balance before and after, from the employee's own record. Nothing
 is stored until the person approves the exact request (:meth:`RequestStore.submit`); a
-rejected one is only written to the audit log. HR lists the pending requests and exports them.
+rejected one is only written to the audit log.
+
+A filed request is pending. At a site with a database, the employee's manager (the data's
+reporting line) or HR approves or declines it, with a reason, and the employee may cancel it
+while it is pending; the database enforces who may do which (engine.data.database). In
+single-user mode the request stays in the person's own file, which they may cancel from; a site
+that shares an employee file without a database refuses requests (:class:`NoSharedStore`).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from engine.errors import AccessDenied, DataFileError, SetupError
+from engine.errors import AccessDenied, DataFileError, RequestRefused, SetupError
 
 MAX_SPAN_DAYS = 92  # one request covers at most a quarter; longer leave is arranged with HR
 WEEKEND = (5, 6)  # Saturday, Sunday
@@ -144,7 +150,8 @@ def prepare(employee: str, leave_type: str, balance_column: str, balance: float,
 
 
 STORE_COLUMNS = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before", "balance_after",
-                 "days", "prepared_by", "prepared_at", "approved_at", "status", "db_user")  # db_user: site mode
+                 "days", "prepared_by", "prepared_at", "approved_at", "status", "db_user", "decided_by", "decided_at",
+                 "decision_reason")  # db_user and the decision: site mode
 
 
 class RequestStore:
@@ -154,8 +161,9 @@ class RequestStore:
 
     @classmethod
     def default(cls, site=None):
-        """Where approved requests go: the site database in site mode (its ``leave_requests`` table,
-        as the OS account's role), else ``leave-requests.sqlite`` in the user data folder."""
+        """Where filed requests go: the site database in site mode (its ``leave_requests`` table, as the
+        OS account's role); nowhere at a site that shares an employee file without a database (see
+        :class:`NoSharedStore`); else ``leave-requests.sqlite`` in the user data folder."""
         from engine.settings import data_dir
         from engine.site import load_site
 
@@ -165,6 +173,8 @@ class RequestStore:
             from engine.identity import os_account
 
             return DatabaseRequestStore(site.database, role_name(os_account()))
+        if site.active and site.employees:
+            return NoSharedStore(site.path)
         return cls(data_dir() / "leave-requests.sqlite")
 
     def __init__(self, path: str | Path) -> None:
@@ -194,6 +204,20 @@ class RequestStore:
                         request.prepared_by, request.prepared_at, approved, "pending"))
         request.status = "pending"
 
+    def decide(self, request_id: str, status: str, reason: str = "") -> dict:
+        """Cancel one of this file's pending requests. Approving or declining needs a manager or HR,
+        who only exist at a site with a database: a file the person can write decides nothing."""
+        if status != "cancelled":
+            raise RequestRefused("In single-user mode nobody else sees your requests, so nobody can approve or "
+                                 "decline them here.", hint="Leave requests are decided at sites with a database.")
+        with self._lock, self._connect() as db:
+            found = db.execute("UPDATE leave_requests SET status = 'cancelled' WHERE id = ? AND status = 'pending'",
+                               (request_id,)).rowcount
+        if not found:
+            raise RequestRefused(f"There is no pending leave request {request_id}.",
+                                 hint="'hr-assistant requests --all' lists them.")
+        return next(r for r in self.list(None) if r["id"] == request_id)
+
     def list(self, status: str | None = "pending") -> list[dict]:
         with self._connect() as db:
             db.row_factory = sqlite3.Row
@@ -202,6 +226,29 @@ class RequestStore:
 
     def export_csv(self, status: str | None = "pending") -> str:
         return requests_csv(self.list(status))
+
+
+class NoSharedStore:
+    """A site that shares an employee file but has no database: a request would have to live in a file
+    its employee can edit and others could read, and no manager or HR could decide it from there. So
+    requests are refused, saying why, rather than stored where they cannot be trusted."""
+
+    refuses = True
+
+    def __init__(self, site_path) -> None:
+        self.path = f"none (the site file {site_path} names no [database])"
+        self.reason = ("Leave requests at this site need the site database: with a shared employee file alone, "
+                       "a request could only be kept where its employee can change it and no manager sees it.")
+        self.hint = "File it the usual way, or ask IT to set up the site database ('hr-assistant admin init-db')."
+
+    def submit(self, request) -> None:
+        raise RequestRefused(self.reason, hint=self.hint)
+
+    def decide(self, request_id: str, status: str, reason: str = "") -> dict:
+        raise RequestRefused(self.reason, hint=self.hint)
+
+    def list(self, status: str | None = "pending") -> list[dict]:
+        return []
 
 
 def _private(path: Path) -> None:
@@ -215,6 +262,18 @@ def _private(path: Path) -> None:
     info = path.stat()
     if info.st_mode & 0o077 and info.st_uid == os.getuid():
         path.chmod(0o600)
+
+
+def visible_to(rows: list[dict], viewer) -> list[dict]:
+    """The requests a person is shown: all for HR; their own and their direct reports' otherwise. At a
+    site the database already returned only these (this is the app's second wall); in single-user
+    mode the file is the OS account's own, and this keeps each persona of the sample company to theirs."""
+    if viewer is None:
+        return []
+    if viewer.role == "hr":
+        return rows
+    names = {viewer.name, *getattr(viewer, "reports", [])}
+    return [r for r in rows if r.get("employee") in names]
 
 
 def export_csv(store, status: str | None = "pending") -> str:
@@ -264,6 +323,24 @@ class LeaveDesk:
             request.status = "rejected"
         self._record(context, request, "approved" if approve else "rejected", True)
         return request
+
+    def act(self, request_id: str, status: str, context, reason: str = "") -> dict:
+        """Approve, decline or cancel a filed request (``status``: approved/declined/cancelled); the
+        store decides whether this person may (the database at a site). Audited either way."""
+        try:
+            row = self.store.decide(request_id, status, reason)
+        except (AccessDenied, RequestRefused) as exc:
+            self._note(context, f"leave request {request_id} {status} refused: {exc.message}", False, request_id)
+            raise
+        self._note(context, f"leave request {status}: {row.get('employee')} {row.get('leave_type')} leave "
+                            f"{row.get('start')} to {row.get('end')}" + (f"; reason: {reason}" if reason else ""),
+                   True, request_id)
+        return row
+
+    def _note(self, context, text: str, allowed: bool, request_id: str) -> None:
+        if self.audit is not None:
+            self.audit.record(context.name or context.user, context.role, text, allowed, detail=f"request {request_id}",
+                              account=context.account, view_as=context.view_as)
 
     def pending(self) -> list[LeaveRequest]:
         with self._lock:

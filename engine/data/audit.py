@@ -1,0 +1,370 @@
+"""The audit log of every data query and leave step: who, what, allowed or not, with what data.
+
+A JSON-lines file. Where the person can read it (single-user mode, their own folder), each entry
+carries the SHA-256 of the entry before it (``prev``), so an edited, inserted or deleted entry breaks
+the chain at that point. A site's shared log is different: IT creates it (``admin init-audit``:
+root's, mode 0622, append-only where the file system has it), so people append to it without
+reading it, and nobody reads anyone else's entries. Those entries cannot link to the one before
+(``prev`` is null); instead, with ``audit_head`` in the site file, every entry's hash also goes to
+the OS log (syslog/journald), which the people it records cannot rewrite. ``verify-audit --heads``
+compares the file with those hashes and names what was cut, emptied, inserted or replaced.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import errno
+import hashlib
+import json
+import os
+import re
+import socket
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from engine.errors import DataFileError
+
+GENESIS = "0" * 64
+
+
+def _line_hash(line: bytes) -> str:
+    return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
+
+
+#: The longest audit entry written (a query is at most 600 characters; details are cut to fit). Finding the
+#: last entry reads at most twice this from the end, however long a line someone appended by hand.
+MAX_ENTRY_BYTES = 16384
+
+
+def _last_line(fd: int) -> bytes:
+    """The last complete line of an open file, from a bounded tail (a 48 MB line appended to the log must
+    not make every query read it: the chain breaks there anyway, and verify-audit says so)."""
+    end = os.lseek(fd, 0, os.SEEK_END)
+    start = max(0, end - 2 * MAX_ENTRY_BYTES)
+    os.lseek(fd, start, os.SEEK_SET)
+    chunks, left = [], end - start
+    while left > 0:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    body = b"".join(chunks).rstrip(b"\n")
+    cut = body.rfind(b"\n")
+    return body[cut + 1:] if cut >= 0 or start == 0 else body
+
+
+def _bounded(entry: dict) -> bytes:
+    """The entry as one JSON line of at most :data:`MAX_ENTRY_BYTES`, its free-text fields cut to fit."""
+    line = json.dumps(entry, ensure_ascii=False).encode("utf-8")
+    for key in ("detail", "query"):
+        if len(line) < MAX_ENTRY_BYTES:
+            break
+        if isinstance(entry.get(key), str):
+            over = len(line) - MAX_ENTRY_BYTES + 64
+            text = entry[key].encode("utf-8")[:max(0, len(entry[key].encode("utf-8")) - over)]
+            entry[key] = text.decode("utf-8", errors="ignore") + " …(cut)"
+            line = json.dumps(entry, ensure_ascii=False).encode("utf-8")
+    return line + b"\n"
+
+
+class _FileLock:
+    """An exclusive lock on an open file, across processes (two windows, the CLI)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __enter__(self):
+        if sys.platform == "win32":  # pragma: no cover
+            import msvcrt
+
+            os.lseek(self.fd, 0, os.SEEK_SET)
+            msvcrt.locking(self.fd, msvcrt.LK_LOCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if sys.platform == "win32":  # pragma: no cover
+            import msvcrt
+
+            os.lseek(self.fd, 0, os.SEEK_SET)
+            msvcrt.locking(self.fd, msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+
+
+class AuditHead:
+    """Where each entry's hash also goes: the OS log, through a syslog datagram socket (``/dev/log``,
+    which journald or rsyslog serve). The OS log keeps it out of reach of the people the audit
+    records, so the file cannot be cut, emptied or replaced without ``verify-audit --heads`` seeing it."""
+
+    TAG = "hr-assistant-audit"
+
+    def __init__(self, socket_path: str) -> None:
+        self.socket_path = socket_path
+
+    def send(self, line_hash: str, account: str) -> None:
+        # <110>: facility "log audit" (13), severity info (6).
+        message = f"<110>{self.TAG}[{os.getpid()}]: sha256={line_hash} account={_one_word(account)}".encode()
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+                sock.settimeout(5)
+                sock.sendto(message, self.socket_path)
+        except (OSError, AttributeError) as exc:  # AttributeError: no AF_UNIX (Windows)
+            raise DataFileError(f"The audit entry's hash could not be sent to the OS log at {self.socket_path} "
+                                f"({getattr(exc, 'strerror', None) or exc}).",
+                                hint="The query was not answered. Ask IT to check the system log service "
+                                     "(audit_head in the site file).") from None
+
+
+def _one_word(text: str) -> str:
+    return re.sub(r"\s+", "_", text or "-")[:100]
+
+
+class AuditLog:
+    """Append-only JSON-lines log of every data query: who (the OS account, and the persona
+    viewed as), what, allowed or not, and the data and access policy in force.
+
+    ``shared``: a site's log, which IT creates (never the first person to ask) and which may be
+    write-only for the people it records; ``head``: an :class:`AuditHead` each entry's hash also
+    goes to. An entry that cannot be written (or its hash sent) fails its query: it is not answered.
+    """
+
+    _lock = threading.Lock()
+
+    def __init__(self, path: Path, *, data_hash: str = "", policy_hash: str = "", shared: bool = False,
+                 head: AuditHead | None = None) -> None:
+        self.path = path
+        self.data_hash = data_hash
+        self.policy_hash = policy_hash
+        self.shared = shared
+        self.head = head
+
+    def record(self, user: str, role: str, query: str, allowed: bool, detail: str = "", rows: int | None = None,
+               *, account: str = "", view_as: str = "") -> None:
+        entry: dict[str, Any] = {
+            "time": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "account": account,
+            "user": user,
+            "role": role,
+        }
+        if view_as:
+            entry["view_as"] = view_as
+        entry.update(query=query, allowed=allowed)
+        if detail:
+            entry["detail"] = detail
+        if rows is not None:
+            entry["rows"] = rows
+        if self.data_hash:
+            entry["data_sha256"] = self.data_hash
+        if self.policy_hash:
+            entry["policy_sha256"] = self.policy_hash
+        with self._lock:
+            fd, readable = self._open()
+            try:
+                with _FileLock(fd):
+                    if readable:
+                        last = _last_line(fd)
+                        entry["prev"] = _line_hash(last) if last else GENESIS
+                    else:  # write-only: the link is the OS log's to keep (see AuditHead)
+                        entry["prev"] = None
+                    line = _bounded(entry)
+                    os.write(fd, line)
+                    if self.head is not None:
+                        self.head.send(_line_hash(line), account)
+            except OSError as exc:
+                raise self._failed(exc) from None
+            finally:
+                os.close(fd)
+
+    def _open(self) -> tuple[int, bool]:
+        """The log opened for appending, and whether it could be read too (for the chain)."""
+        try:
+            if not self.shared:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            flags = os.O_APPEND | (0 if self.shared else os.O_CREAT)
+            try:
+                return os.open(self.path, os.O_RDWR | flags, 0o600), True
+            except PermissionError:
+                return os.open(self.path, os.O_WRONLY | flags, 0o600), False
+        except FileNotFoundError:
+            raise DataFileError(f"The site's audit log {self.path} does not exist.",
+                                hint="The query was not answered. IT creates it: 'hr-assistant admin "
+                                     "init-audit' (as an administrator).") from None
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: OSError) -> DataFileError:
+        why = "this account may not append to it" if exc.errno in (errno.EACCES, errno.EPERM) else \
+            (exc.strerror or str(exc))
+        return DataFileError(f"The audit entry could not be written to {self.path}: {why}.",
+                             hint="The query was not answered. Ask IT to check the audit log ('hr-assistant "
+                                  "self-check' names what is wrong).")
+
+
+def init_audit_file(path: Path) -> list[str]:
+    """Create a site's shared audit log as IT should have it: owned by the account running this
+    (an administrator), mode 0622 (everyone appends, only its owner reads), in a folder others can
+    enter but not write, and append-only where the file system supports it. Returns what was done."""
+    done = []
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(parents=True, mode=0o755)
+        done.append(f"created {folder} (mode 755)")
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o622))
+        done.append(f"created {path}")
+    if sys.platform != "win32":
+        os.chmod(path, 0o622)
+        done.append(f"{path}: mode 622 (append by anyone, read by its owner only)")
+        if _set_append_only(path):
+            done.append(f"{path}: append-only (chattr +a)")
+        else:
+            done.append(f"{path}: the file system cannot make it append-only: keep audit_head in the site file, "
+                        "so a cut or rewrite is still found")
+    return done
+
+
+def _set_append_only(path: Path) -> bool:
+    """``chattr +a`` (Linux; needs CAP_LINUX_IMMUTABLE). False where that is not possible."""
+    try:
+        import array
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        flags = array.array("l", [0])
+        fcntl.ioctl(fd, 0x80086601, flags, True)  # FS_IOC_GETFLAGS
+        flags[0] |= 0x20  # FS_APPEND_FL
+        fcntl.ioctl(fd, 0x40086602, flags, True)  # FS_IOC_SETFLAGS
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def audit_file_problems(path: Path) -> list[str]:
+    """What about a shared audit file lets the people it records read or rewrite it (POSIX; [] if nothing).
+
+    An audit log others can read shows everyone's leave dates and balances; one they can write but
+    that is not append-only (``chattr +a``) can be rewritten whole, which its hash chain cannot stop."""
+    import stat
+
+    if sys.platform == "win32":
+        return []
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return [f"{path} does not exist yet, so no data question is answered: IT creates it with "
+                "'sudo hr-assistant admin init-audit' (root's, mode 0622, chattr +a)"]
+    except OSError as exc:
+        return [f"{path} cannot be checked ({exc.strerror})"]
+    out = []
+    if info.st_mode & (stat.S_IRGRP | stat.S_IROTH):
+        out.append(f"{path} can be read by other accounts (mode {stat.S_IMODE(info.st_mode):o}): everyone's "
+                   "entries are visible; make it 0622 or 0620")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not _append_only(path):
+        out.append(f"{path} can be written by other accounts and is not append-only: an entry can be "
+                   "rewritten or cut; run 'chattr +a' on it (Linux) or use the database mode")
+    return out
+
+
+def _append_only(path: Path) -> bool:
+    """Whether the file has the append-only attribute (Linux ``chattr +a``)."""
+    try:
+        import array
+        import fcntl
+
+        # Write-only is enough for the ioctl, and is what an account has on the recommended 0622 file.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0))
+    except (ImportError, OSError):
+        return bool(getattr(path.stat(), "st_flags", 0) & 0x00040004)  # BSD/macOS: UF_APPEND | SF_APPEND
+    try:
+        flags = array.array("l", [0])
+        fcntl.ioctl(fd, 0x80086601, flags, True)  # FS_IOC_GETFLAGS
+        return bool(flags[0] & 0x20)  # FS_APPEND_FL
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def verify_audit(path: Path, heads: list[str] | None = None) -> tuple[int, str]:
+    """Check an audit log: (entries checked, '' or what is wrong).
+
+    Entries written by someone who could read the file link to the one before (``prev``); the first
+    broken link is named. Entries appended without reading (a site's write-only log) carry no link:
+    with ``heads`` (the entry hashes the OS log kept, in order) every entry must be there, in order,
+    and every head must have its entry, so a cut tail, an emptied file, and inserted, edited or
+    replaced entries are named with the range that is missing."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return 0, f"{path} cannot be read: {exc.strerror}"
+    lines = raw.splitlines()
+    prev, n = GENESIS, 0
+    for n, line in enumerate(lines, 1):
+        try:
+            entry = json.loads(line)
+            if not isinstance(entry, dict):
+                raise ValueError
+        except ValueError:
+            return n - 1, f"line {n} is not an audit entry (damaged or edited)"
+        if "prev" not in entry:
+            if prev == GENESIS and n == 1:
+                return 0, "line 1 has no chain (written before audit chaining; start a new log)"
+            return n - 1, f"line {n} has no link to the entry before it (inserted or edited)"
+        if entry["prev"] is not None and entry["prev"] != prev and heads is None:
+            what = "the first entry does not start the chain (entries before it were removed)" if n == 1 else \
+                f"line {n} does not follow line {n - 1} (line {n - 1} was edited, or entries between were removed)"
+            return n - 1, what
+        prev = _line_hash(line)
+    if heads is None:
+        return n, ""
+    return _against_heads([_line_hash(line) for line in lines], heads)
+
+
+def read_heads(text: str) -> list[str]:
+    """The entry hashes in an export of the OS log (``journalctl -t hr-assistant-audit -o cat``, or the
+    lines of /var/log/syslog or auth.log that carry the tag), in order."""
+    return re.findall(r"hr-assistant-audit(?:\[\d+\])?:\s*sha256=([0-9a-f]{64})", text) or \
+        re.findall(r"^\s*sha256=([0-9a-f]{64})", text, re.M)
+
+
+def _against_heads(found: list[str], heads: list[str]) -> tuple[int, str]:
+    """Walk the file's entry hashes beside the OS log's: the first difference, said plainly."""
+    if not heads:
+        return len(found), "the OS log holds no audit hashes (wrong export, or audit_head is not set)" if found else ""
+    in_heads = set(heads)
+    for i, h in enumerate(found):
+        if h not in in_heads:
+            return i, (f"line {i + 1} is not in the OS log (inserted, edited, or the file was replaced)")
+    pos = {h: i for i, h in enumerate(heads)}
+    last = -1
+    for i, h in enumerate(found):
+        if pos[h] <= last:
+            return i, f"line {i + 1} is out of order against the OS log (entries were moved)"
+        if pos[h] != last + 1:
+            if set(heads[last + 1:pos[h]]) & set(found[i + 1:]):
+                return i, f"line {i + 1} is out of order against the OS log (entries were moved)"
+            return i, (f"entries {last + 2} to {pos[h]} of the OS log are missing before line {i + 1} "
+                       f"({pos[h] - last - 1} removed)")
+        last = pos[h]
+    if last + 1 < len(heads):
+        if not found:
+            return 0, f"the file is empty, but the OS log holds {len(heads)} entries (the file was emptied)"
+        return len(found), (f"entries {last + 2} to {len(heads)} of the OS log are missing at the end "
+                            f"({len(heads) - last - 1} cut from the tail)")
+    return len(found), ""

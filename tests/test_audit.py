@@ -1,0 +1,180 @@
+"""The site's shared audit log: created by IT, appended to without reading, its hashes in the OS log.
+
+As root the tests also act as an unprivileged OS account (``nobody``), as people at a site would:
+they append to the log but cannot read it, and the OS log's copy of each entry's hash shows a cut,
+emptied, edited or replaced file to ``verify-audit --heads``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from engine.data.audit import AuditHead, AuditLog, init_audit_file, read_heads, verify_audit
+from engine.errors import DataFileError
+from tests.conftest import ROOT
+
+posix = pytest.mark.skipif(sys.platform == "win32", reason="POSIX accounts and syslog sockets")
+
+
+class FakeSyslog:
+    """A syslog datagram socket (what /dev/log is), keeping every message it receives."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        os.chmod(path, 0o666)
+        self.messages: list[str] = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                self.messages.append(self.sock.recv(4096).decode())
+            except OSError:
+                return
+
+    def export(self, path: Path) -> Path:
+        """What IT would get from ``journalctl -t hr-assistant-audit -o cat`` (here: the raw lines)."""
+        path.write_text("\n".join(self.messages) + "\n")
+        return path
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def shared(tmp_path_factory):
+    """A folder every account can enter (pytest's own tmp folders are root's only)."""
+    folder = Path(tempfile.mkdtemp(prefix="hr-audit-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _entries(log: AuditLog, n: int, start: int = 0) -> None:
+    for i in range(start, start + n):
+        log.record("Ana Cruz", "employee", f"query {i}", True, account="ana")
+
+
+def _wait(sink: FakeSyslog, n: int) -> None:
+    for _ in range(200):
+        if len(sink.messages) >= n:
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError(f"{len(sink.messages)} of {n} hashes reached the OS log")
+
+
+@posix
+def test_init_audit_makes_a_log_people_append_to_and_only_its_owner_reads(shared):
+    path = shared / "log" / "audit.log"
+    done = init_audit_file(path)
+    assert path.stat().st_mode & 0o777 == 0o622 and path.parent.stat().st_mode & 0o777 == 0o755
+    assert any("mode 622" in line for line in done)
+    assert any("append-only" in line for line in done)  # chattr +a, or why not (then audit_head matters)
+
+
+@posix
+def test_a_missing_site_log_fails_the_query_instead_of_being_created(shared):
+    log = AuditLog(shared / "audit.log", shared=True)
+    with pytest.raises(DataFileError, match="does not exist.*init-audit"):
+        log.record("Ana Cruz", "employee", "q", True)
+    assert not (shared / "audit.log").exists()
+
+
+@posix
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("runuser"), reason="needs root to act as another account")
+def test_another_account_appends_without_reading_and_cannot_read_anyones_entries(shared):
+    path = shared / "audit.log"
+    init_audit_file(path)
+    _entries(AuditLog(path, shared=True), 1)  # the owner (IT, root here): chained
+    sink = FakeSyslog(shared / "dev-log")
+    # The other account gets its own copy of the few modules it runs (the checkout, and the venv's
+    # interpreter under /root, may be closed to it), and the system's Python.
+    python = next((p for p in (sys.executable, "/usr/bin/python3.11", "/usr/bin/python3", "/usr/local/bin/python3")
+                   if os.path.exists(p) and subprocess.run(["runuser", "-u", "nobody", "--", p, "-c", "pass"],
+                                                           capture_output=True).returncode == 0), None)
+    if python is None:
+        pytest.skip("no Python interpreter the account 'nobody' may run")
+    code_dir = shared / "code"
+    for rel in ("engine/__init__.py", "engine/errors.py", "engine/data/__init__.py", "engine/data/audit.py"):
+        (code_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / rel, code_dir / rel)
+    for folder in [code_dir, *code_dir.rglob("*")]:
+        folder.chmod(0o755 if folder.is_dir() else 0o644)
+    code = (f"import sys; sys.path.insert(0, {str(code_dir)!r}); from pathlib import Path; "
+            "from engine.data.audit import AuditLog, AuditHead; "
+            f"AuditLog(Path({str(path)!r}), shared=True, head=AuditHead({str(sink.path)!r}))"
+            ".record('Li Wei', 'employee', 'my balance', True, account='nobody'); "
+            f"open({str(path)!r}).read()")
+    run = subprocess.run(["runuser", "-u", "nobody", "--", python, "-c", code], capture_output=True,
+                         text=True, timeout=60)
+    assert "PermissionError" in run.stderr and run.stderr.rstrip().endswith(f"'{path}'")  # the read, not the append
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[1])["prev"] is None and json.loads(lines[1])["user"] == "Li Wei"
+    _wait(sink, 1)
+    assert "sha256=" in sink.messages[0] and "account=nobody" in sink.messages[0]
+    sink.close()
+
+
+@posix
+def test_the_os_log_names_a_cut_emptied_edited_or_replaced_log(shared, capsys):
+    path = shared / "audit.log"
+    path.touch(mode=0o622)  # (not init-audit: its append-only flag, where it sticks, would stop the damage below)
+    sink = FakeSyslog(shared / "dev-log")
+    log = AuditLog(path, shared=True, head=AuditHead(str(sink.path)))
+    _entries(log, 6)
+    _wait(sink, 6)
+    heads = read_heads(sink.export(shared / "heads.txt").read_text())
+    assert len(heads) == 6 and verify_audit(path, heads) == (6, "")
+    assert main(["admin", "verify-audit", str(path), "--heads", str(shared / "heads.txt")]) == 0
+    assert "every one in the OS log" in capsys.readouterr().out
+    good = path.read_text().splitlines(keepends=True)
+
+    def damaged(lines):
+        path.write_text("".join(lines))
+        return verify_audit(path, heads)
+
+    assert damaged(good[:4]) == (4, "entries 5 to 6 of the OS log are missing at the end (2 cut from the tail)")
+    assert damaged([]) == (0, "the file is empty, but the OS log holds 6 entries (the file was emptied)")
+    assert damaged(good[:2] + good[3:]) == (2, "entries 3 to 3 of the OS log are missing before line 3 (1 removed)")
+    edited = good[2].replace("query 2", "query two")
+    assert damaged(good[:2] + [edited] + good[3:]) == (2, "line 3 is not in the OS log (inserted, edited, or the "
+                                                          "file was replaced)")
+    # a whole new chain, well formed (its own prev links hold), written by someone else: not the OS log's
+    other = shared / "other.log"
+    _entries(AuditLog(other), 6, start=100)
+    path.write_bytes(other.read_bytes())
+    count, broken = verify_audit(path, heads)
+    assert count == 0 and "line 1 is not in the OS log" in broken
+    assert verify_audit(path) == (6, "")  # without the OS log's hashes the substitute passes: hence audit_head
+    assert damaged(good[1:2] + good[:1] + good[2:]) == (0, "line 1 is out of order against the OS log (entries were moved)")
+    sink.close()
+
+
+@posix
+def test_an_os_log_that_cannot_be_reached_fails_the_query(shared):
+    path = shared / "audit.log"
+    path.touch(mode=0o622)
+    log = AuditLog(path, shared=True, head=AuditHead(str(shared / "no-such-socket")))
+    with pytest.raises(DataFileError, match="OS log"):
+        log.record("Ana Cruz", "employee", "q", True)
+
+
+def test_heads_are_read_from_journal_and_syslog_exports():
+    h = "ab" * 32
+    journal = f"sha256={h} account=ana\n"
+    syslog = f"Nov 26 04:30:01 host hr-assistant-audit[4242]: sha256={h} account=ana\nNov 26 other: sha256={'cd' * 32}\n"
+    assert read_heads(journal) == [h] and read_heads(syslog) == [h]
