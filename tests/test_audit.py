@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -22,7 +21,7 @@ import pytest
 from engine.cli import main
 from engine.data.audit import AuditHead, AuditLog, init_audit_file, read_heads, verify_audit
 from engine.errors import DataFileError
-from tests.conftest import ROOT
+from tests.other_account import code_for_others, python_for_others, run_as_nobody
 
 posix = pytest.mark.skipif(sys.platform == "win32", reason="POSIX accounts and syslog sockets")
 
@@ -95,32 +94,21 @@ def test_a_missing_site_log_fails_the_query_instead_of_being_created(shared):
 
 
 @posix
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("runuser"), reason="needs root to act as another account")
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to act as another account")
 def test_another_account_appends_without_reading_and_cannot_read_anyones_entries(shared):
     path = shared / "audit.log"
     init_audit_file(path)
     _entries(AuditLog(path, shared=True), 1)  # the owner (IT, root here): chained
     sink = FakeSyslog(shared / "dev-log")
-    # The other account gets its own copy of the few modules it runs (the checkout, and the venv's
-    # interpreter under /root, may be closed to it), and the system's Python.
-    python = next((p for p in (sys.executable, "/usr/bin/python3.11", "/usr/bin/python3", "/usr/local/bin/python3")
-                   if os.path.exists(p) and subprocess.run(["runuser", "-u", "nobody", "--", p, "-c", "pass"],
-                                                           capture_output=True).returncode == 0), None)
+    python = python_for_others()
     if python is None:
         pytest.skip("no Python interpreter the account 'nobody' may run")
-    code_dir = shared / "code"
-    for rel in ("engine/__init__.py", "engine/errors.py", "engine/data/__init__.py", "engine/data/audit.py"):
-        (code_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / rel, code_dir / rel)
-    for folder in [code_dir, *code_dir.rglob("*")]:
-        folder.chmod(0o755 if folder.is_dir() else 0o644)
-    code = (f"import sys; sys.path.insert(0, {str(code_dir)!r}); from pathlib import Path; "
-            "from engine.data.audit import AuditLog, AuditHead; "
+    code_dir = code_for_others(["engine/errors.py", "engine/data/audit.py"])
+    code = ("from pathlib import Path; from engine.data.audit import AuditLog, AuditHead; "
             f"AuditLog(Path({str(path)!r}), shared=True, head=AuditHead({str(sink.path)!r}))"
             ".record('Li Wei', 'employee', 'my balance', True, account='nobody'); "
             f"open({str(path)!r}).read()")
-    run = subprocess.run(["runuser", "-u", "nobody", "--", python, "-c", code], capture_output=True,
-                         text=True, timeout=60)
+    run = run_as_nobody(python, code_dir, code)
     assert "PermissionError" in run.stderr and run.stderr.rstrip().endswith(f"'{path}'")  # the read, not the append
     lines = path.read_text().splitlines()
     assert len(lines) == 2 and json.loads(lines[1])["prev"] is None and json.loads(lines[1])["user"] == "Li Wei"

@@ -273,34 +273,34 @@ def test_a_site_place_that_cannot_be_looked_at_counts_as_a_site_file(tmp_path, m
         load_site()
 
 
-def _runs_as_nobody() -> bool:
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return False
-    try:
-        return subprocess.run([sys.executable, "-c", "pass"], user=65534, timeout=60).returncode == 0
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _runs_as_nobody(), reason="needs root, and a Python another account may run")
+@pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="needs root to act as another account")
 def test_a_site_folder_the_account_cannot_look_into_fails_closed(tmp_path):
-    """IT made the site folder 0700: an employee's app stops with the path, it does not run single-user."""
+    """IT made the site folder 0700: an employee's app stops with the path, it does not run single-user
+    (nor trust a site file the employee points at)."""
+    from tests.other_account import code_for_others, python_for_others, run_as_nobody
+
+    python = python_for_others()
+    if python is None:
+        pytest.skip("no Python interpreter the account 'nobody' may run")
     folder = tmp_path / "etc-hr-assistant"
     folder.mkdir()
     (folder / "site.toml").write_text("[site]\nkiosk = false\n")
     folder.chmod(0o700)
     tmp_path.chmod(0o755)
     tmp_path.parent.chmod(0o755)  # (pytest's own folders are 0700; the test is about the site folder)
+    mine = tmp_path / "mine.toml"  # what the employee would rather have trusted
+    mine.write_text("[site]\nkiosk = true\n")
+    code_dir = code_for_others(["engine/errors.py", "engine/site.py", "engine/paths.py", "engine/winacl.py"])
     script = (
-        "import sys\nfrom pathlib import Path\nimport engine.site as s\n"
+        "from pathlib import Path\nimport engine.site as s\nfrom engine.errors import SiteFileError\n"
         f"s.system_site_files = lambda: [Path({str(folder / 'site.toml')!r})]\n"
-        "from engine.cli import main\nsys.exit(main(['whoami']))\n")
-    env = {k: v for k, v in os.environ.items() if k != "HR_ASSISTANT_SITE_FILE"}
-    env["HOME"] = str(tmp_path)
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
-                          user=65534, timeout=120)
-    assert done.returncode == 2, done.stderr[-2000:]
-    assert "etc-hr-assistant" in done.stderr and "Traceback" not in done.stderr
+        "try:\n    site = s.load_site()\n    print('LOADED', site.active, site.kiosk)\n"
+        "except SiteFileError as exc:\n    print('REFUSED', exc)\n")
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HR_ASSISTANT_SITE_FILE": str(mine)}
+    done = run_as_nobody(python, code_dir, script, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("REFUSED") and "etc-hr-assistant" in done.stdout, done.stdout
 
 
 def test_the_env_var_cannot_switch_a_system_site_file_off(tmp_path, monkeypatch, site_file):
