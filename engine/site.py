@@ -205,15 +205,34 @@ def load_site(path: Path | None = None) -> Site:
         raise SiteFileError(f"The site file {path} is not trusted: {problem}.",
                             hint="Only administrators may be able to write the site file and its folders "
                                  "(owner root, mode 644 or stricter). Ask IT to fix its permissions.")
+    import copy
+    import hashlib
     import tomllib
 
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raw = Path(path).read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise SiteFileError(f"The site file {path} cannot be read: {exc}.",
                             hint="Ask IT to fix it (UTF-8 TOML). Until then the app does not start, "
                                  "because guessed site settings could show data to the wrong person.") from None
-    return _parse(Path(path), data)
+    # Parsed once per process while its bytes stay the same (its trust is checked above every time):
+    # every part of the app works from the same site settings.
+    key = (str(path), hashlib.sha256(raw).hexdigest())
+    if _PARSED.get("key") == key:
+        return copy.deepcopy(_PARSED["site"])
+    try:
+        data = tomllib.loads(text)
+    except ValueError as exc:
+        raise SiteFileError(f"The site file {path} cannot be read: {exc}.",
+                            hint="Ask IT to fix it (UTF-8 TOML). Until then the app does not start, "
+                                 "because guessed site settings could show data to the wrong person.") from None
+    site = _parse(Path(path), data)
+    _PARSED.update(key=key, site=copy.deepcopy(site))
+    return site
+
+
+_PARSED: dict[str, Any] = {}  # the last site file parsed: its stat key and the Site
 
 
 def _parse(path: Path, data: dict[str, Any]) -> Site:
