@@ -30,10 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from engine.agent.grounding import number_spans, where_from
+from engine.tools.catalog import label as tool_label
 
 #: How a tool is named where a number's origin is shown.
-TOOL_NAMES = {"calculator": "the calculator", "employee_data": "the employee data",
-              "policy_search": "the policies", "leave_request": "the leave request"}
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 
 
@@ -52,7 +51,7 @@ def number_origins(message: dict, earlier: list[dict]) -> dict[str, list[tuple[s
             sources.insert(0, (f"From the calculator ({s['observation'].strip()[:120]})",
                                s["observation"].rpartition("=")[2]))
         else:
-            sources.append((f"From {TOOL_NAMES.get(s['action'], s['action'])}", s["observation"]))
+            sources.append((f"From {tool_label(s['action'])}", s["observation"]))
     question = next((m["content"] for m in reversed(earlier) if m["role"] == "user"), "")
     sources.append(("From your question", question))
     sources += [("Earlier in this chat", m["content"]) for m in earlier[:-1] if m.get("content")]

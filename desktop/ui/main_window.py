@@ -75,21 +75,10 @@ def _close_stage(progress: list[dict]) -> None:
 
 
 def describe_action(action: str, tool_input: str) -> str:
-    """A tool call as the person reads it in the answer card."""
-    text = " ".join(tool_input.split())
-    if action == "policy_search":
-        return f"Searching the policies: “{text[:80]}”"
-    if action == "employee_data":
-        if text.startswith("(your own record"):
-            return "Reading your record"
-        if text.startswith("Rows: "):  # a query written as slots: "Rows: …; Filter: …; Result: …"
-            return "Looking up the employee data: " + text.replace("Rows: ", "", 1)[:80]
-        return "Looking up the employee data"
-    if action == "calculator":
-        return "Calculating " + text.replace("*", "×").replace("/", "÷")[:80]
-    if action == "leave_request":
-        return "Preparing the leave request"
-    return f"Using {action}"
+    """A tool call as the person reads it in the answer card (each tool describes its own calls)."""
+    from engine.tools.catalog import describe_call
+
+    return describe_call(action, tool_input)
 
 
 class MainWindow(QMainWindow):

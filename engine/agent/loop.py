@@ -59,7 +59,6 @@ def _passages(sources: list[str]) -> int:
 
 
 #: Tools whose input numbers must come from the question, the conversation or an observation.
-NUMBER_CHECKED_TOOLS = frozenset({"calculator"})
 #: A greeting, thanks or goodbye and nothing else: answered without tools.
 SMALL_TALK = re.compile(
     r"^\W*(hi|hello|hey|hiya|good (morning|afternoon|evening|day)|thanks?|thank you|many thanks|cheers|bye|goodbye|"
@@ -228,6 +227,11 @@ class Agent:
                 streamed = len(text) - answer_start
 
     # -- the loop ---------------------------------------------------------------------------------
+    def _sourced(self, tool_name: str) -> bool:
+        """Whether the tool's input numbers must already be sourced (the tool says so itself)."""
+        tool = self.tools.get(tool_name)
+        return bool(tool is not None and tool.sourced_inputs)
+
     def run(self, question: str, cancel: threading.Event | None = None) -> Iterator[Step]:
         """Answer ``question``, yielding steps as they happen. The final step is a
         :class:`FinalAnswer` or an :class:`ErrorStep`; the trace is then in ``last_trace``."""
@@ -401,7 +405,7 @@ class Agent:
                 data = None
                 calls_per_tool[turn.action] = calls_per_tool.get(turn.action, 0) + 1
                 unsourced = (unsourced_numbers(turn.action_input, sources)
-                             if turn.action in NUMBER_CHECKED_TOOLS else [])
+                             if self._sourced(turn.action) else [])
                 if key in seen:
                     observation = f"(Same call as step {seen[key]}: see its observation above.)"
                     ok, cached, by_loop = True, True, True
@@ -505,7 +509,7 @@ class Agent:
         yield PlanMade(thought, trace.plan)
         # A calculation runs after every lookup of the plan, so its numbers can be checked against them.
         for step in steps:
-            if step.tool in NUMBER_CHECKED_TOOLS:
+            if self._sourced(step.tool):
                 step.depends_on = sorted(set(step.depends_on) | {s.id for s in steps if s.id < step.id})
         results: list[str] = []  # what the tools returned so far (sources for the calculator's numbers)
         lines: list[str] = []
@@ -515,7 +519,7 @@ class Agent:
             if cancel.is_set():
                 raise Cancelled()
             t0 = time.perf_counter()
-            if step.tool in NUMBER_CHECKED_TOOLS and unsourced_numbers(tool_input, sources + results):
+            if self._sourced(step.tool) and unsourced_numbers(tool_input, sources + results):
                 raise ModelOutputError("a number of this calculation is in no result and not in the question. "
                                        "Look it up first; never guess a figure.")
             result, error = self._run_tool(step.tool, tool_input)

@@ -73,6 +73,16 @@ class Tool(ABC):
     name: str = ""
     #: Whether the input grammar takes ``refs`` (a plan's ``#k``, the number step k returned).
     accepts_refs: bool = False
+    #: How the window names the tool as a source ("From the policies").
+    label: str = "a tool"
+    #: Whether every number in the input must already be sourced (the calculator works only on
+    #: figures the conversation has: the model cannot bring its own).
+    sourced_inputs: bool = False
+
+    @classmethod
+    def describe_call(cls, tool_input: str) -> str:
+        """A call as the person reads it while the answer is worked out ("Searching the policies: …")."""
+        return f"Using {cls.label}"
 
     @abstractmethod
     def card(self, context: ToolContext) -> ToolCard:

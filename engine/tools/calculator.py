@@ -199,6 +199,12 @@ class CalculatorTool(Tool):
     """Exact arithmetic for the agent."""
 
     name = "calculator"
+    label = "the calculator"
+    sourced_inputs = True
+
+    @classmethod
+    def describe_call(cls, tool_input: str) -> str:
+        return "Calculating " + " ".join(tool_input.split()).replace("*", "×").replace("/", "÷")[:80]
     accepts_refs = True  # in a plan, "#1" may stand where a number goes (the number step 1 returned)
 
     def card(self, context: ToolContext) -> ToolCard:

@@ -102,6 +102,16 @@ class EmployeeDataTool(Tool):
     """Answers questions about employees from the employee table, as the signed-in user may see it."""
 
     name = "employee_data"
+    label = "the employee data"
+
+    @classmethod
+    def describe_call(cls, tool_input: str) -> str:
+        text = " ".join(tool_input.split())
+        if text.startswith("(your own record"):
+            return "Reading your record"
+        if text.startswith("Rows: "):  # a query written as slots: "Rows: …; Filter: …; Result: …"
+            return "Looking up the employee data: " + text.replace("Rows: ", "", 1)[:80]
+        return "Looking up the employee data"
 
     def __init__(self, table: EmployeeTable, policy: AccessPolicy | None = None, audit: AuditLog | None = None,
                  *, demo: bool = False) -> None:

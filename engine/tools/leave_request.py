@@ -19,6 +19,11 @@ class LeaveRequestTool(Tool):
     """Prepares a leave request (the exact working days and the balance after); never submits it."""
 
     name = "leave_request"
+    label = "the leave request"
+
+    @classmethod
+    def describe_call(cls, tool_input: str) -> str:
+        return "Preparing the leave request"
 
     def __init__(self, data_tool, calendar: Calendar, desk: LeaveDesk) -> None:
         self.data = data_tool

@@ -17,6 +17,11 @@ class PolicySearchTool(Tool):
     """Hybrid search over the policy index; no nested model call."""
 
     name = "policy_search"
+    label = "the policies"
+
+    @classmethod
+    def describe_call(cls, tool_input: str) -> str:
+        return f"Searching the policies: “{' '.join(tool_input.split())[:80]}”"
 
     def __init__(self, index, k: int = TOP_K) -> None:
         self.index = index
