@@ -158,10 +158,18 @@ def test_a_claim_about_a_colleagues_pay_without_data_is_withdrawn(tools, embedde
     assert trace.claims_about_others == 1
 
 
-def test_small_talk_takes_one_call_and_no_tool(tools, embedder):
-    agent, backend = make(tools, embedder, ["Hello Pedro! I can help with HR questions."],
-                          bank=[("Hi there! What can you help me with?", "small_talk")])
+def test_a_greeting_is_answered_by_code_with_what_this_installation_offers(tools, embedder):
+    agent, backend = make(tools, embedder, [], bank=[("Hi there! What can you help me with?", "small_talk")])
     trace, _ = answer_of(agent, "Hi there! What can you help me with?")
+    assert trace.llm_calls == 0 and used(trace) == [] and backend.prompts == []
+    assert trace.answer.startswith("Hello, Pedro! I can help you with what the company's policies say")
+    assert "your own record" in trace.answer and "46000" not in trace.answer
+
+
+def test_other_small_talk_takes_one_call_and_no_tool(tools, embedder):
+    agent, backend = make(tools, embedder, ["I only help with HR questions, sorry."],
+                          bank=[("What's the weather like today?", "small_talk")])
+    trace, _ = answer_of(agent, "What's the weather like today?")
     assert trace.llm_calls == 1 and used(trace) == [] and "46000" not in backend.grammars[0]
 
 

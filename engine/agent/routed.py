@@ -37,6 +37,7 @@ from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_c
 from engine.agent.evidence import APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits, render_passages
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.degenerate import degenerate
+from engine.agent import small_talk
 from engine.agent.loop import Agent
 from engine.agent.plan import several_parts
 from engine.agent.router import KINDS, Route, Router
@@ -860,6 +861,16 @@ class _Turn:
             self.trace.checks.append(f"part {part.number}: the data's rows listed by code")
             yield AnswerToken(part.listing)
             return part.listing, sources
+        if part.kind == "small_talk":
+            offers = small_talk.capabilities(set(a.tools.names), a.context.role, a.profile.found,
+                                             bool(a.procedures is not None and len(a.procedures)))
+            courtesy = small_talk.reply(part.text, a.profile.name if a.profile.found else "", offers,
+                                        part_of_more=count > 1)
+            if courtesy:
+                # Greetings, thanks and "what can you do?": code knows the reply (see engine.agent.small_talk).
+                self.trace.checks.append(f"part {part.number}: a courtesy, answered by code")
+                yield AnswerToken(courtesy)
+                return courtesy, sources
         citations = max((u.passage for u in part.picked), default=0)
         cite = " Cite the policy as [n]." if citations else ""
         if part.kind == "small_talk":
