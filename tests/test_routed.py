@@ -307,3 +307,31 @@ def test_a_yes_no_question_is_settled_by_the_one_rule_that_applies(question, app
     from engine.agent.routed import decided_reply
 
     assert decided_reply(question, applying) == reply
+
+
+def test_the_row_that_applies_is_stated_by_code_only_when_it_is_the_one_nearest_the_question():
+    from engine.agent.evidence import Passage, Unit
+    from engine.agent.routed import Part, applying_row
+
+    tiers = [Unit("1a", "4.1 Less than 2 years of service: 1 month.", 1),
+             Unit("1b", "4.2 2 to 5 years of service: 2 months.", 1),
+             Unit("1c", "4.3 More than 5 years of service: 3 months.", 1)]
+    kin = [Unit("2a", "- Spouse, partner, child or parent: up to 5 days.", 2),
+           Unit("2b", "- Sibling, grandparent or grandchild: up to 3 days.", 2)]
+    passages = [Passage(1, "handbook.md", "4. NOTICE PERIODS", "line 40", tiers),
+                Passage(2, "handbook.md", "Bereavement leave", "line 70", kin)]
+    service = "4 full years and 5 months of service"
+    part = Part("What notice period do I have to give?", passages=passages, picked=[tiers[1], tiers[0]],
+                applies={"1b": service})
+    assert applying_row(part) == (f"For you ({service}), the policy says: NOTICE PERIODS: 4.2 2 to 5 years of "
+                                  "service: 2 months [1].")
+    part = Part("How many days off when my grandmother dies?", passages=passages, picked=[kin[1], kin[0]],
+                applies={"2b": "grandparent"})
+    assert applying_row(part) == ("For a grandparent, the policy says: Bereavement leave: Sibling, grandparent or "
+                                  "grandchild: up to 3 days [2].")
+    # the row that applies is not the nearest unit (it was moved up for being about the person), or two apply,
+    # or it is running text: the model reads them as before
+    assert applying_row(Part("q", passages=passages, picked=[kin[0], tiers[1]], applies={"1b": service})) == ""
+    assert applying_row(Part("q", passages=passages, picked=tiers, applies={"1b": service, "1c": service})) == ""
+    prose = Unit("3a", "Employees with five or more years of service accrue 2 days per month.", 3)
+    assert applying_row(Part("q", passages=passages, picked=[prose], applies={"3a": service})) == ""

@@ -887,9 +887,17 @@ class _Turn:
             ask = f"{summary}\n{ask}"
         # A yes/no question about me that the one rule code found to apply settles: its yes or no is code's.
         opening = decided_reply(part.text, [u.text for u in part.picked if u.label in part.applies])
+        row = "" if opening or part.kind not in ("policy", "policy_me") else applying_row(part)
         if opening:
             self.trace.checks.append(f"part {part.number}: the rule that applies says {opening.lower()}")
             ask = ask.replace("Now answer", f"The sentence marked 'this applies to you' decides it: {opening}. Now answer")
+        elif row:
+            # The row of a list that code found to apply (by length of service, a figure or a relative of the
+            # question) is the answer, in the policy's words. A model going on from it copied the next rows'
+            # headings into the answer ("2. 1 PTO accrual: …").
+            self.trace.checks.append(f"part {part.number}: the row that applies stated by code")
+            yield AnswerToken(row)
+            return row, sources
         self.tell(ask)
         grammar = _answer_grammar(number_forms(sources), citations, 3 if count == 1 else 1)
         header = f"{opening}, " if opening else ""
@@ -1004,6 +1012,30 @@ def narrow_fields(picked: list, question: str) -> list:
     asked = _words(question)
     named = [f for f in picked if (_words(f.label) - _GENERIC_FIELD_WORDS) & asked]
     return named or picked
+
+
+def applying_row(part: Part) -> str:
+    """The sentence stating the one row of a list that code found to apply, where it is also the unit
+    nearest the question ("For you (4 full years and 5 months of service), the policy says: 2 to 5
+    years of service: 2 months [1]."), else "". A small model given the marked row still wrote the
+    row's range as the answer ("a notice period of 2 to 5 years of service")."""
+    from engine.agent.applies import is_row, question_relative
+
+    rows = [u for u in part.picked if u.label in part.applies and is_row(u.text)]
+    if len(rows) != 1 or not part.picked or part.picked[0] is not rows[0]:
+        return ""
+    unit, why = rows[0], part.applies[rows[0].label]
+    if why == question_relative(part.text):
+        lead = f"For a {why}"
+    elif re.search(r"\bservice\b", why):
+        lead = f"For you ({why})"
+    else:
+        lead = f"For {why}"
+    # (the heading without its numbering: "2.1 PTO accrual" -> "PTO accrual"; a section number is no figure)
+    heading = re.sub(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+", "", heading_of(part.passages, unit))
+    text = re.sub(r"^\s*[-*•–]\s*", "", unit.text).strip().rstrip(".;")
+    shown = f"{heading}: {text}" if heading and heading.lower() not in text.lower() else text
+    return f"{lead}, the policy says: {shown} [{unit.passage}]."
 
 
 def decided_reply(question: str, applying: list[str]) -> str:
