@@ -310,6 +310,8 @@ class EngineWorker(QObject):
             self.agent = make_agent(self.backend, tools, self._context(tools), self.settings)
             self.agent.history = list(history)
             self.agent_conversation = conversation
+            if hasattr(self.backend, "set_conversation"):  # a site's balancer keeps each chat on one host
+                self.backend.set_conversation(str(conversation))
         return self.agent
 
     @Slot(int, str, object)

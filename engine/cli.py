@@ -298,7 +298,8 @@ def _cell(value) -> str:
         return "?"
     if isinstance(value, float):
         return f"{value:g}"
-    return " ".join(str(value).split())[:200]
+    # (control characters out: a value someone typed with psql must not move the cursor or fake a line)
+    return " ".join("".join(c if c.isprintable() else " " for c in str(value)).split())[:200]
 
 
 def cmd_procedures(args: argparse.Namespace) -> int:
@@ -413,7 +414,9 @@ def cmd_admin(args: argparse.Namespace) -> int:
     if heads is not None:
         print(f"{path}: {count} entr{'y' if count == 1 else 'ies'}, every one in the OS log, in order, none missing")
         return EXIT_OK
-    unlinked = path.read_bytes().count(b'"prev": null')
+    from engine.data.audit import unlinked_entries
+
+    unlinked = unlinked_entries(path)
     print(f"{path}: {count} entr{'y' if count == 1 else 'ies'}, chain intact"
           + (f"; {unlinked} written without reading the file carry no link: check them with --heads" if unlinked
              else ""))
@@ -438,7 +441,11 @@ def _init_db(args: argparse.Namespace, site) -> int:
     policy = AccessPolicy.from_mapping(site.access, str(site.path)) if site.access else AccessPolicy()
     admin = args.admin_user or role_name(os_account())
     with connect(database, admin) as conn:
-        report = init_db(conn, Path(args.employees).expanduser(), database, policy, site.columns or None)
+        from engine.workflows.leave import Calendar
+
+        employees = Path(args.employees).expanduser()
+        holidays = Path(args.holidays).expanduser() if args.holidays else employees.with_name("holidays.csv")
+        report = init_db(conn, employees, database, policy, site.columns or None, calendar=Calendar.load(holidays))
     print(f"{report['employees']} employees loaded into {database.get('schema', 'hr')}.employees; "
           f"{report['roles']} roles ({report['hr']} in hr_staff).")
     if report["departed"]:
@@ -978,6 +985,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--dsn", help="libpq connection string (default: the site file's [database] dsn)")
     a.add_argument("--schema", help="schema name (default: hr)")
     a.add_argument("--admin-user", help="database role to connect as (default: your OS account)")
+    a.add_argument("--holidays", help="public holidays for leave requests, 'YYYY-MM-DD,name' lines (default: "
+                   "holidays.csv beside the employee file)")
     p.set_defaults(func=cmd_admin)
 
     p = sub.add_parser("requests", help="leave requests you may see (yours; your reports' as a manager; all as HR), "

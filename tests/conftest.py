@@ -99,3 +99,23 @@ def real_model_path(pack_name: str) -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return model_packs.assemble(pack, folder)
+
+
+def _build_script():
+    """scripts/build_llama_server.py as a module (it is a script, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_llama_server", ROOT / "scripts" / "build_llama_server.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def server_binary():
+    """llama.cpp's llama-server, built once from the pinned llama-cpp-python source (cached by version)."""
+    build = _build_script()
+    try:
+        return build.ensure(jobs=None)
+    except build.BuildError as exc:  # a missing compiler is a failed setup, not a skipped tier
+        pytest.fail(f"llama-server could not be built: {exc}")

@@ -161,8 +161,47 @@ def test_an_os_log_that_cannot_be_reached_fails_the_query(shared):
         log.record("Ana Cruz", "employee", "q", True)
 
 
-def test_heads_are_read_from_journal_and_syslog_exports():
-    h = "ab" * 32
-    journal = f"sha256={h} account=ana\n"
-    syslog = f"Nov 26 04:30:01 host hr-assistant-audit[4242]: sha256={h} account=ana\nNov 26 other: sha256={'cd' * 32}\n"
-    assert read_heads(journal) == [h] and read_heads(syslog) == [h]
+def test_heads_are_read_from_journal_and_syslog_exports_and_nothing_else():
+    h, g = "ab" * 32, "cd" * 32
+    cat = f"sha256={h} account=ana\nsha256={g} account=ana and more\n"
+    syslog = (f"Nov 26 04:30:01 host hr-assistant-audit[4242]: sha256={h} account=ana\n"
+              f"Nov 26 04:30:02 host other[1]: sha256={g} account=ana\n"
+              f"Nov 26 04:30:03 host other[1]: hr-assistant-audit: sha256={g} account=ana\n")
+    journal = "\n".join(json.dumps(r) for r in (
+        {"SYSLOG_IDENTIFIER": "hr-assistant-audit", "MESSAGE": f"sha256={h} account=root", "_UID": "0"},
+        {"SYSLOG_IDENTIFIER": "logger", "MESSAGE": f"sha256={g} account=root", "_UID": "0"},
+        {"SYSLOG_IDENTIFIER": "hr-assistant-audit", "MESSAGE": f"x sha256={g} account=root", "_UID": "0"}))
+    assert [x.sha256 for x in read_heads(cat)] == [h]  # a message with more in it is not the app's
+    assert [(x.sha256, x.claimed) for x in read_heads(syslog)] == [(h, "ana")]  # another program's line is not
+    assert [(x.sha256, x.sender) for x in read_heads(journal)] == [(h, "root")]
+
+
+@posix
+def test_with_the_journal_a_hash_counts_only_for_the_account_that_sent_it(shared):
+    """Anyone may log a line with the app's tag (logger -t hr-assistant-audit): the journal says who did,
+    so a forged entry (or a forged hash) in someone else's name is named."""
+    path = shared / "audit.log"
+    log = AuditLog(path)
+    log.record("Ana Cruz", "employee", "q", True, account="root")
+    good = path.read_bytes().splitlines()[0]
+    own = _line_hash_of(good)
+
+    def journal(*records):
+        return read_heads("\n".join(json.dumps({"SYSLOG_IDENTIFIER": "hr-assistant-audit", "MESSAGE": m, "_UID": u})
+                                     for m, u in records))
+
+    assert verify_audit(path, journal((f"sha256={own} account=root", "0"))) == (1, "")
+    count, broken = verify_audit(path, journal((f"sha256={own} account=root", str(65534))))
+    assert count == 0 and "says it is root's but was sent by nobody" in broken
+    # an entry appended in another's name, with a hash its writer sent under their own name
+    path.write_bytes(good + b"\n" + good.replace(b'"account": "root"', b'"account": "nobody"') + b"\n")
+    forged = _line_hash_of(path.read_bytes().splitlines()[1])
+    count, broken = verify_audit(path, journal((f"sha256={own} account=root", "0"),
+                                               (f"sha256={forged} account=root", "0")))
+    assert count == 1 and "written in the name of 'nobody', but its hash was sent by root" in broken
+
+
+def _line_hash_of(line: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(line).hexdigest()

@@ -441,7 +441,8 @@ def test_the_requests_command_walks_the_lifecycle_as_the_os_account(loaded, site
     DatabaseRequestStore(loaded["socket"], ME).submit(mine)
     assert main(["requests"]) == 0
     out = capsys.readouterr().out
-    assert mine.id in out and "Ana Cruz: sick 2027-12-06 to 2027-12-07, 2 days (balance after 5)" in out
+    # 7 sick days in the data, 2 already requested since it was loaded (an earlier test's request): 5, then 3
+    assert mine.id in out and "Ana Cruz: sick 2027-12-06 to 2027-12-07, 2 days (balance after 3)" in out
     assert "Li Wei" not in out  # only what the database lets this role see
     assert main(["requests", "approve", mine.id]) == 1
     assert "nobody decides their own" in capsys.readouterr().err
@@ -505,6 +506,7 @@ def test_every_sequence_of_steps_with_psql_ends_where_the_rules_say(loaded):
                 expected = status
         with connect(loaded["socket"], "postgres") as conn:
             row = conn.execute("SELECT status, decided_by FROM hr.leave_requests WHERE id = %s", (rid,)).fetchone()
+            conn.execute("DELETE FROM hr.leave_requests WHERE id = %s", (rid,))  # (Li Wei's balance is 4 days)
         assert row[0] == expected and (row[1] is None) == (expected == "pending")
 
     old = os.environ.get("PGPASSWORD")
@@ -516,3 +518,45 @@ def test_every_sequence_of_steps_with_psql_ends_where_the_rules_say(loaded):
             os.environ.pop("PGPASSWORD", None)
         else:
             os.environ["PGPASSWORD"] = old
+
+
+def test_the_database_counts_the_days_with_its_own_calendar_and_spends_a_balance_once(server, tmp_path, monkeypatch):
+    """A range listed with fewer days than it has (a 91-day absence booked as 1 day), a public holiday listed
+    as a working day, and a balance spent twice over (two requests, or two sessions at once) are refused."""
+    import datetime as dt
+
+    from engine.data.database import DatabaseRequestStore
+    from engine.errors import RequestRefused
+    from engine.workflows.leave import Calendar, prepare
+
+    csv = _company(tmp_path / "staff.csv")
+    database = {"dsn": server.dsn(), "schema": "cal"}
+    calendar = Calendar(holidays={dt.date(2027, 5, 3): "May Day"})
+    with connect(database, "postgres") as conn:
+        init_db(conn, csv, database, AccessPolicy(), calendar=calendar)
+        conn.execute("ALTER ROLE lwei PASSWORD %s" % ("'" + PASSWORD + "'"))
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    tcp = {"dsn": server.dsn(tcp=True), "schema": "cal"}
+    insert = ("INSERT INTO cal.leave_requests (id, employee, leave_type, start, \"end\", day_count, days) "
+              "VALUES (%s, 'Li Wei', 'sick', %s, %s, %s, %s)")
+    with connect(tcp, "lwei") as conn:
+        for values, needle in (
+                (("a1", "2027-07-01", "2027-09-29", 1, "2027-07-15"), "working days from 2027-07-01 to 2027-09-29"),
+                (("a2", "2027-05-03", "2027-05-04", 2, "2027-05-03 2027-05-04"), "are 1 "),  # May Day is no working day
+                (("a3", "2027-05-08", "2027-05-08", 1, "2027-05-08"), "are 0 ")):  # a Saturday
+            with pytest.raises(psycopg.errors.CheckViolation, match=needle):
+                conn.execute(insert, values)
+        conn.execute(insert, ("a4", "2027-05-03", "2027-05-04", 1, "2027-05-04"))  # the holiday left out: fine
+    store = DatabaseRequestStore(tcp, "lwei")
+    first = prepare("Li Wei", "sick", "sick_days_remaining", 4, dt.date(2027, 6, 7), dt.date(2027, 6, 8), calendar,
+                    account="lwei")
+    store.submit(first)
+    assert (first.balance_before, first.balance_after) == (3, 1)  # 4 in the data, 1 already requested (a4)
+    with pytest.raises(RequestRefused, match=r"takes 2 days, but Li Wei has 1 .*\(4 in the data, 3 already"):
+        store.submit(prepare("Li Wei", "sick", "sick_days_remaining", 4, dt.date(2027, 6, 14), dt.date(2027, 6, 15),
+                             calendar, account="lwei"))
+    store.decide(first.id, "cancelled")  # a cancelled request gives its days back
+    again = prepare("Li Wei", "sick", "sick_days_remaining", 4, dt.date(2027, 6, 14), dt.date(2027, 6, 15), calendar,
+                    account="lwei")
+    store.submit(again)
+    assert again.balance_before == 3

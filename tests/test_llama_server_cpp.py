@@ -6,7 +6,6 @@ from the cache)."""
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 import time
 
@@ -18,27 +17,11 @@ from engine.agent.steps import ErrorStep  # noqa: E402
 from engine.assistant import build_context, build_tools, load_backend  # noqa: E402
 from engine.model.remote import RemoteBackend, ServerError  # noqa: E402
 from engine.settings import Settings  # noqa: E402
-from tests.conftest import ROOT  # noqa: E402
+from tests.conftest import _build_script  # noqa: E402
 from tests.llama_server import CppLlamaServer  # noqa: E402
 
 pytestmark = [pytest.mark.llamaserver, pytest.mark.slow]
 SETTINGS = Settings(n_ctx=4096, temperature=0.0, max_steps=3, max_answer_tokens=64)
-
-
-def _build_script():
-    spec = importlib.util.spec_from_file_location("build_llama_server", ROOT / "scripts" / "build_llama_server.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="session")
-def server_binary():
-    build = _build_script()
-    try:
-        return build.ensure(jobs=None)
-    except build.BuildError as exc:  # a missing compiler is a failed setup, not a skipped tier
-        pytest.fail(f"llama-server could not be built: {exc}")
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ import re
 import socket
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,9 @@ GENESIS = "0" * 64
 def _line_hash(line: bytes) -> str:
     return hashlib.sha256(line.rstrip(b"\n")).hexdigest()
 
+
+#: How long an entry waits for the log's lock before the query fails with a clear message.
+LOCK_WAIT = 10
 
 #: The longest audit entry written (a query is at most 600 characters; details are cut to fit). Finding the
 #: last entry reads at most twice this from the end, however long a line someone appended by hand.
@@ -71,7 +75,9 @@ def _bounded(entry: dict) -> bytes:
 
 
 class _FileLock:
-    """An exclusive lock on an open file, across processes (two windows, the CLI)."""
+    """An exclusive lock on an open file, across processes (two windows, the CLI). Waited for at most
+    ``LOCK_WAIT`` seconds: whoever holds it forever (anyone who may append to a shared log can take it)
+    must not stop everyone's questions without a word."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
@@ -81,11 +87,23 @@ class _FileLock:
             import msvcrt
 
             os.lseek(self.fd, 0, os.SEEK_SET)
-            msvcrt.locking(self.fd, msvcrt.LK_LOCK, 1)
+            msvcrt.locking(self.fd, msvcrt.LK_LOCK, 1)  # (retries for about 10 s, then raises OSError)
         else:
             import fcntl
+            import time
 
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            deadline = time.monotonic() + LOCK_WAIT
+            while True:
+                try:
+                    fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise DataFileError("The audit log is locked by another program and was not released in "
+                                            f"{LOCK_WAIT} seconds.",
+                                            hint="The query was not answered. Ask IT which process holds the "
+                                                 "audit log (fuser or lsof on the file).") from None
+                    time.sleep(0.05)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -169,16 +187,20 @@ class AuditLog:
         with self._lock:
             fd, readable = self._open()
             try:
-                with _FileLock(fd):
-                    if readable:
+                if readable:
+                    with _FileLock(fd):
                         last = _last_line(fd)
                         entry["prev"] = _line_hash(last) if last else GENESIS
-                    else:  # write-only: the link is the OS log's to keep (see AuditHead)
-                        entry["prev"] = None
+                        line = _bounded(entry)
+                        os.write(fd, line)
+                else:
+                    # Write-only: nothing to read, so no lock to wait for (one O_APPEND write of a bounded
+                    # line lands whole); the link to the entry before is the OS log's to keep (AuditHead).
+                    entry["prev"] = None
                     line = _bounded(entry)
                     os.write(fd, line)
-                    if self.head is not None:
-                        self.head.send(_line_hash(line), account)
+                if self.head is not None:
+                    self.head.send(_line_hash(line), account)
             except OSError as exc:
                 raise self._failed(exc) from None
             finally:
@@ -301,7 +323,7 @@ def _append_only(path: Path) -> bool:
         os.close(fd)
 
 
-def verify_audit(path: Path, heads: list[str] | None = None) -> tuple[int, str]:
+def verify_audit(path: Path, heads: list[Head] | None = None) -> tuple[int, str]:
     """Check an audit log: (entries checked, '' or what is wrong).
 
     Entries written by someone who could read the file link to the one before (``prev``); the first
@@ -333,38 +355,107 @@ def verify_audit(path: Path, heads: list[str] | None = None) -> tuple[int, str]:
         prev = _line_hash(line)
     if heads is None:
         return n, ""
-    return _against_heads([_line_hash(line) for line in lines], heads)
+    return _against_heads(lines, heads)
 
 
-def read_heads(text: str) -> list[str]:
-    """The entry hashes in an export of the OS log (``journalctl -t hr-assistant-audit -o cat``, or the
-    lines of /var/log/syslog or auth.log that carry the tag), in order."""
-    return re.findall(r"hr-assistant-audit(?:\[\d+\])?:\s*sha256=([0-9a-f]{64})", text) or \
-        re.findall(r"^\s*sha256=([0-9a-f]{64})", text, re.M)
+@dataclass
+class Head:
+    """One entry's hash as the OS log kept it: who said they sent it, and who did (journald's ``_UID``)."""
+
+    sha256: str
+    claimed: str  # the account= of the message
+    sender: str | None = None  # the OS account journald saw send it; None where the export does not say
 
 
-def _against_heads(found: list[str], heads: list[str]) -> tuple[int, str]:
-    """Walk the file's entry hashes beside the OS log's: the first difference, said plainly."""
+_MESSAGE = re.compile(r"sha256=([0-9a-f]{64}) account=(\S{1,100})")
+#: A syslog line whose tag field (after the time and the host, RFC 3164 or ISO time) is the app's.
+_SYSLOG_LINE = re.compile(r"(?:<\d{1,3}>)?(?:(?:[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+) \S+ )?"
+                          + re.escape(AuditHead.TAG) + r"(?:\[\d+\])?: (sha256=[0-9a-f]{64} account=\S{1,100})")
+
+
+def read_heads(text: str) -> list[Head]:
+    """The entry hashes of an export of the OS log, in order. Best, ``journalctl -t hr-assistant-audit -o
+    json``: only records with that identifier count, and each one's sender is the account journald saw
+    (``_UID``), which nobody can choose. ``-o cat`` (one message per line) and the tagged lines of a
+    syslog file are read too, but do not say who sent a line: anyone can log a line with that tag. A
+    line counts only when the whole message is exactly what the app sends."""
+    heads: list[Head] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(record, dict) or record.get("SYSLOG_IDENTIFIER") != AuditHead.TAG:
+                continue
+            m = _MESSAGE.fullmatch(str(record.get("MESSAGE", "")).strip())
+            if m:
+                heads.append(Head(m.group(1), m.group(2), _account_of_uid(record.get("_UID"))))
+            continue
+        body = _SYSLOG_LINE.fullmatch(line)
+        m = _MESSAGE.fullmatch(body.group(1) if body else line)
+        if m:
+            heads.append(Head(m.group(1), m.group(2)))
+    return heads
+
+
+def _account_of_uid(uid) -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(int(uid)).pw_name
+    except (ImportError, KeyError, TypeError, ValueError):
+        return f"uid {uid}"
+
+
+def _against_heads(lines: list[bytes], heads: list[Head]) -> tuple[int, str]:
+    """The file's entries beside the OS log's hashes, in order: the first difference, said plainly."""
+    import difflib
+
+    found = [_line_hash(line) for line in lines]
     if not heads:
         return len(found), "the OS log holds no audit hashes (wrong export, or audit_head is not set)" if found else ""
-    in_heads = set(heads)
-    for i, h in enumerate(found):
-        if h not in in_heads:
-            return i, (f"line {i + 1} is not in the OS log (inserted, edited, or the file was replaced)")
-    pos = {h: i for i, h in enumerate(heads)}
-    last = -1
-    for i, h in enumerate(found):
-        if pos[h] <= last:
-            return i, f"line {i + 1} is out of order against the OS log (entries were moved)"
-        if pos[h] != last + 1:
-            if set(heads[last + 1:pos[h]]) & set(found[i + 1:]):
-                return i, f"line {i + 1} is out of order against the OS log (entries were moved)"
-            return i, (f"entries {last + 2} to {pos[h]} of the OS log are missing before line {i + 1} "
-                       f"({pos[h] - last - 1} removed)")
-        last = pos[h]
-    if last + 1 < len(heads):
-        if not found:
-            return 0, f"the file is empty, but the OS log holds {len(heads)} entries (the file was emptied)"
-        return len(found), (f"entries {last + 2} to {len(heads)} of the OS log are missing at the end "
-                            f"({len(heads) - last - 1} cut from the tail)")
+    for k, head in enumerate(heads, 1):
+        if head.sender is not None and head.sender != head.claimed:
+            return 0, (f"hash {k} of the OS log says it is {head.claimed}'s but was sent by {head.sender} "
+                       "(a forged hash)")
+    hashes = [h.sha256 for h in heads]
+    in_file, in_heads = set(found), set(hashes)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, found, hashes, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if (tag in ("insert", "replace") and set(hashes[j1:j2]) & in_file) or \
+                (tag in ("delete", "replace") and set(found[i1:i2]) & in_heads):
+            return i1, f"line {i1 + 1} is out of order against the OS log (entries were moved)"
+        if tag in ("delete", "replace"):
+            return i1, f"line {i1 + 1} is not in the OS log (inserted, edited, or the file was replaced)"
+        if i1 == len(found):
+            if not found:
+                return 0, f"the file is empty, but the OS log holds {len(hashes)} entries (the file was emptied)"
+            return i1, f"entries {j1 + 1} to {j2} of the OS log are missing at the end ({j2 - j1} cut from the tail)"
+        return i1, f"entries {j1 + 1} to {j2} of the OS log are missing before line {i1 + 1} ({j2 - j1} removed)"
+    # Every entry is the OS log's: each must also be in the name of the account that sent its hash.
+    by_hash = {h.sha256: h for h in heads}
+    for i, line in enumerate(lines):
+        sender = by_hash[found[i]].sender
+        try:
+            account = json.loads(line).get("account")
+        except (ValueError, AttributeError):
+            account = None
+        if sender is not None and account != sender:
+            return i, f"line {i + 1} is written in the name of {account!r}, but its hash was sent by {sender}"
     return len(found), ""
+
+
+def unlinked_entries(path: Path) -> int:
+    """How many entries of a log were appended without reading it (``prev`` null: only the OS log's
+    hashes can vouch for them)."""
+    count = 0
+    for line in path.read_bytes().splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        count += isinstance(entry, dict) and "prev" in entry and entry["prev"] is None
+    return count

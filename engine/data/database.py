@@ -161,10 +161,13 @@ class DatabaseAudit:
                             hint="The query was not answered. " + _HINT)
 
 
-def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: dict[str, Any] | None = None) -> dict:
+def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: dict[str, Any] | None = None,
+            calendar=None) -> dict:
     """Create (or replace) the employee table, roles, policies and the audit table from an employee file.
 
-    Runs in one transaction on ``conn`` (an administrator's connection). Returns counts for a report.
+    Runs in one transaction on ``conn`` (an administrator's connection). ``calendar``: the leave calendar
+    (:class:`engine.workflows.leave.Calendar`; weekend and public holidays) the database counts a
+    request's working days with. Returns counts for a report.
     """
     from psycopg import sql
 
@@ -273,6 +276,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
             sql.Identifier(str(database.get("schema", "hr")), "audit_id_seq"), ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
         _audit_rules(run, schema)
         _leave_table(run, schema, ident(name_col or key_col), leave_columns(table), str(database.get("schema", "hr")))
+        _leave_calendar(run, schema, calendar)
         powerful = [r for (r,) in conn.execute("SELECT rolname FROM pg_roles WHERE (rolsuper OR rolbypassrls) "
                                                "AND rolname = ANY(%s)", (list(roles.values()),)).fetchall()]
         if powerful:
@@ -314,16 +318,41 @@ SET search_path = pg_catalog, pg_temp AS $rules$
 BEGIN
     NEW.db_user := session_user;
     NEW.at := now();
+    -- Rows the leave rules write run as the table's owner: a row an employee inserts by hand cannot pass for one.
+    NEW.written_by := current_user;
     IF NEW.account IS NULL OR lower(split_part(regexp_replace(NEW.account, '^.*\\', ''), '@', 1)) <> session_user THEN
         NEW.account := session_user;
     END IF;
     RETURN NEW;
 END
 $rules$""").format(s=schema))
+    run(sql.SQL("ALTER TABLE {}.audit ADD COLUMN IF NOT EXISTS written_by text").format(schema))
     run(sql.SQL("DROP TRIGGER IF EXISTS audit_rules ON {}.audit").format(schema))
     run(sql.SQL("CREATE TRIGGER audit_rules BEFORE INSERT ON {s}.audit FOR EACH ROW EXECUTE FUNCTION "
                 "{s}.audit_rules()").format(s=schema))
     run(sql.SQL("REVOKE ALL ON FUNCTION {}.audit_rules() FROM PUBLIC").format(schema))
+
+
+def _leave_calendar(run, schema, calendar) -> None:
+    """The working-day calendar (weekend days, public holidays) and when the employee data was loaded:
+    a request's days must be exactly the working days of its range, and the balance it books against
+    is the loaded one less what was filed since."""
+    from psycopg import sql
+
+    weekend = list(getattr(calendar, "weekend", (5, 6)))
+    holidays = sorted(getattr(calendar, "holidays", {}).items())
+    run(sql.SQL("CREATE TABLE IF NOT EXISTS {}.leave_calendar (day date PRIMARY KEY, name text)").format(schema))
+    run(sql.SQL("DELETE FROM {}.leave_calendar").format(schema))
+    for day, name in holidays:
+        run(sql.SQL("INSERT INTO {}.leave_calendar VALUES (%s, %s)").format(schema), (day, name))
+    run(sql.SQL("CREATE TABLE IF NOT EXISTS {}.leave_load (weekend integer[] NOT NULL, loaded_at timestamptz NOT NULL)"
+                ).format(schema))
+    run(sql.SQL("DELETE FROM {}.leave_load").format(schema))
+    run(sql.SQL("INSERT INTO {}.leave_load VALUES (%s, now())").format(schema), (weekend,))
+    for table in ("leave_calendar", "leave_load"):
+        run(sql.SQL("REVOKE ALL ON {}.{} FROM PUBLIC").format(schema, sql.Identifier(table)))
+        run(sql.SQL("GRANT SELECT ON {}.{} TO {}, {}").format(schema, sql.Identifier(table),
+                                                            sql.Identifier(EMPLOYEE_GROUP), sql.Identifier(HR_GROUP)))
 
 
 def _leave_table(run, schema, name_col, leave_map: dict[str, str], schema_name: str) -> None:
@@ -375,6 +404,9 @@ DECLARE
     col text;
     cell text;
     listed date[];
+    expected date[];
+    weekend integer[];
+    booked numeric;
     n integer;
     clash text;
     what text;
@@ -405,6 +437,16 @@ BEGIN
             RAISE EXCEPTION 'the days of a request are distinct dates from its start to its end'
                 USING ERRCODE = 'check_violation';
         END IF;
+        -- The days are the working days of the range, all of them: the calendar is the database's.
+        weekend := coalesce((SELECT w.weekend FROM {s}.leave_load w LIMIT 1), '{{5,6}}');
+        SELECT coalesce(array_agg(d::date ORDER BY d), '{{}}') INTO expected
+            FROM generate_series(NEW.start, NEW."end", interval '1 day') d
+            WHERE NOT (extract(isodow FROM d)::integer - 1 = ANY (weekend))
+              AND d::date NOT IN (SELECT day FROM {s}.leave_calendar);
+        IF expected IS DISTINCT FROM (SELECT array_agg(d ORDER BY d) FROM unnest(listed) d) THEN
+            RAISE EXCEPTION 'the working days from % to % are % (the database''s calendar), not the % listed',
+                NEW.start, NEW."end", cardinality(expected), n USING ERRCODE = 'check_violation';
+        END IF;
         -- Each listed day counts once, or a half where the request starts or ends with a half day.
         IF NEW.day_count NOT IN (n, n - 0.5, n - 1) OR NEW.day_count <= 0 THEN
             RAISE EXCEPTION '% days listed cannot make a day count of %', n, NEW.day_count
@@ -414,8 +456,15 @@ BEGIN
         IF cell IS NULL OR btrim(cell) !~ '^-?[0-9]+(\.[0-9]+)?$' THEN
             RAISE EXCEPTION 'the employee data has no % for %', col, NEW.employee USING ERRCODE = 'check_violation';
         END IF;
-        IF NEW.day_count > btrim(cell)::numeric THEN
-            RAISE EXCEPTION 'the request takes % days, but % has % %', NEW.day_count, NEW.employee, btrim(cell), col
+        -- One person's requests are filed one at a time, so two sessions cannot both spend the same balance.
+        PERFORM pg_advisory_xact_lock(hashtext('hr-assistant leave ' || emp_role));
+        -- The loaded balance less what was filed (and not declined or cancelled) since it was loaded.
+        SELECT coalesce(sum(day_count), 0) INTO booked FROM {s}.leave_requests
+            WHERE employee_role = emp_role AND balance_column = col AND status IN ('pending', 'approved')
+              AND approved_at > (SELECT loaded_at FROM {s}.leave_load LIMIT 1);
+        IF NEW.day_count > btrim(cell)::numeric - booked THEN
+            RAISE EXCEPTION 'the request takes % days, but % has % % (% in the data, % already requested)',
+                NEW.day_count, NEW.employee, btrim(cell)::numeric - booked, col, btrim(cell), booked
                 USING ERRCODE = 'check_violation';
         END IF;
         SELECT id INTO clash FROM {s}.leave_requests WHERE employee_role = emp_role
@@ -424,7 +473,7 @@ BEGIN
             RAISE EXCEPTION 'the dates overlap leave request %', clash USING ERRCODE = 'check_violation';
         END IF;
         NEW.balance_column := col;
-        NEW.balance_before := btrim(cell)::numeric;
+        NEW.balance_before := btrim(cell)::numeric - booked;
         NEW.balance_after := NEW.balance_before - NEW.day_count;
         NEW.employee_role := emp_role;
         NEW.manager_role := mgr_role;
@@ -462,8 +511,8 @@ BEGIN
             IF session_user = OLD.db_user OR session_user IS NOT DISTINCT FROM emp_role THEN
                 RAISE EXCEPTION 'nobody decides their own leave request' USING ERRCODE = 'insufficient_privilege';
             END IF;
-            IF NOT is_hr AND session_user IS DISTINCT FROM mgr_role AND session_user IS DISTINCT FROM OLD.manager_role
-            THEN
+            -- the employee's manager now (a reorganisation moves their pending requests with them)
+            IF NOT is_hr AND session_user IS DISTINCT FROM mgr_role THEN
                 RAISE EXCEPTION 'only % manager or HR decides this request', OLD.employee
                     USING ERRCODE = 'insufficient_privilege';
             END IF;
@@ -499,8 +548,17 @@ $rules$""").format(s=schema, name=name_col, role=ident(ROLE_COL), mgr=ident(MANA
     hr = sql.SQL("pg_has_role(session_user, {}, 'MEMBER')").format(sql.Literal(HR_GROUP))
     # Who may see (and so act on) a row: who filed it, whose it is, their manager, HR. The trigger
     # decides which action each of them may take.
-    party = sql.SQL("(db_user = session_user OR employee_role = session_user OR manager_role = session_user OR {})"
-                    ).format(hr)
+    # The manager is the employee's manager now (from the employee table, read by a definer function:
+    # the policy must not depend on what the manager's own row-level rights let them read).
+    run(sql.SQL("""CREATE OR REPLACE FUNCTION {s}.manages(emp_role text) RETURNS boolean LANGUAGE sql STABLE
+SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$ SELECT EXISTS (SELECT 1 FROM {s}.employees WHERE {role} = emp_role AND {mgr} = session_user) $$""").format(
+        s=schema, role=ident(ROLE_COL), mgr=ident(MANAGER_ROLE_COL)))
+    run(sql.SQL("REVOKE ALL ON FUNCTION {}.manages(text) FROM PUBLIC").format(schema))
+    run(sql.SQL("GRANT EXECUTE ON FUNCTION {}.manages(text) TO {}, {}").format(
+        schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+    party = sql.SQL("(db_user = session_user OR employee_role = session_user OR {s}.manages(employee_role) OR {hr})"
+                    ).format(s=schema, hr=hr)
     run(sql.SQL("CREATE POLICY leave_insert ON {s}.leave_requests FOR INSERT WITH CHECK (db_user = session_user "
                 "AND status = 'pending' AND ({hr} OR employee_role = session_user))").format(s=schema, hr=hr))
     run(sql.SQL("CREATE POLICY leave_read ON {}.leave_requests FOR SELECT USING {}").format(schema, party))

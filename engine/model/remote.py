@@ -17,11 +17,13 @@ stream (the server stops generating when the client goes away).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import threading
 import time
+import uuid
 from typing import Any, Iterator, Sequence
 
 from engine.model.chat_template import ChatTemplate
@@ -50,6 +52,10 @@ def api_key(url: str) -> str | None:
         return None
 
 
+#: The header that names a request's conversation (see :meth:`RemoteBackend.set_conversation`).
+CONVERSATION_HEADER = "X-HR-Conversation"
+
+
 class RemoteBackend(StreamingBackend):
     """An OpenAI-compatible inference server (llama.cpp's server, llama-cpp-python's, or vLLM)."""
 
@@ -73,10 +79,19 @@ class RemoteBackend(StreamingBackend):
         self._client = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport,
                                     trust_env=False)  # no proxy variables: only the configured URL
         self._lock = threading.Lock()
+        # Which conversation a request belongs to, for a balancer in front of several hosts to keep each
+        # conversation on one host (its slot cache); random per workstation, so it says nothing about anyone.
+        self._workstation = uuid.uuid4().hex
+        self.conversation = self._workstation[:16]
         self.kind = kind or self.settings.model_server
         self.model_id, self.n_ctx, template = self._describe()
         self.template = ChatTemplate(template, origin="server" if template else "ChatML default")
         self.name = f"{self.model_id} on {self.url}"
+
+    def set_conversation(self, key: str) -> None:
+        """Requests from now on belong to conversation ``key`` (sent as the ``X-HR-Conversation`` header,
+        hashed with this workstation's random id, so a balancer can be sticky without learning anything)."""
+        self.conversation = hashlib.sha256(f"{self._workstation}:{key}".encode()).hexdigest()[:16]
 
     # -- what the server is ---------------------------------------------------------------------------
     def _get(self, path: str) -> dict | None:
@@ -189,7 +204,8 @@ class RemoteBackend(StreamingBackend):
         with self._lock:  # one request at a time per backend (one workstation asks one thing at a time)
             for attempt in range(self.RETRIES):
                 try:
-                    with self._client.stream("POST", "/v1/completions", json=body) as r:
+                    with self._client.stream("POST", "/v1/completions", json=body,
+                                             headers={CONVERSATION_HEADER: self.conversation}) as r:
                         if r.status_code >= 400:
                             detail = r.read().decode("utf-8", "replace")[:300]
                             if self.kind == "vllm" and "structured_outputs" in body and r.status_code == 400:
