@@ -275,3 +275,32 @@ def test_the_base_url_works_with_or_without_v1(url):
     backend = RemoteBackend(url, SETTINGS.replace(model_server="llama-cpp-python"), transport=transport)
     assert backend.url == "http://gpu-host:8080" and backend.generate("p", max_tokens=4).text == "hi"
     assert {r.url.path for r in seen} == {"/v1/models", "/v1/completions"}  # never /v1/v1/…
+
+
+def test_every_request_names_its_conversation_for_a_balancer_and_says_nothing_else():
+    import json as _json
+
+    transport, seen = _peer({"data": [{"id": "qwen.gguf"}]}, lambda r: _sse(
+        _json.dumps({"choices": [{"text": "ok", "finish_reason": "stop"}]}), "[DONE]"))
+    backend = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
+    other = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
+
+    def sent():
+        return [r.headers.get("X-HR-Conversation") for r in seen if r.url.path == "/v1/completions"][-1]
+
+    backend.generate("p", max_tokens=2)
+    first = sent()
+    assert first and len(first) == 16
+    backend.set_conversation("7")
+    backend.generate("p", max_tokens=2)
+    seven = sent()
+    backend.set_conversation("8")
+    backend.generate("p", max_tokens=2)
+    assert sent() not in (first, seven)
+    backend.set_conversation("7")
+    backend.generate("p", max_tokens=2)
+    assert sent() == seven  # the same chat keeps its id (and so its host)
+    other.set_conversation("7")
+    other.generate("p", max_tokens=2)
+    assert sent() != seven  # another workstation's chat 7 is another conversation: the id is no chat number
+    assert "7" != seven and all(c in "0123456789abcdef" for c in seven)
