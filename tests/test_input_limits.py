@@ -115,3 +115,31 @@ def test_a_group_key_that_is_also_the_figure_is_shown_not_a_traceback(query, hea
     result = format_result(run_query(query, table, make_viewer(table, "Priya Raman"), TODAY))
     assert result.text.splitlines()[1] == header
     assert result.data["row_count"] >= 6
+
+
+def test_a_single_slow_operation_is_given_up_at_the_deadline(monkeypatch):
+    """The deadline is checked between a query's operations; one operation that runs on (a slower
+    machine, a pathological input) still ends the question with a clear message in time."""
+    import time
+
+    from engine.data import query as q
+    from engine.data.access import AccessPolicy, make_viewer
+    from engine.data.employees import load_employees
+    from engine.errors import ToolInputError
+    from tests.conftest import ROOT
+
+    table = load_employees(ROOT / "data" / "employees.csv")
+    viewer = make_viewer(table, "Priya Raman", AccessPolicy())
+    real = q.Interpreter._Call
+
+    def slow(self, node):
+        time.sleep(8)  # one operation that takes far longer than the query's budget
+        return real(self, node)
+
+    monkeypatch.setattr(q.Interpreter, "_Call", slow)
+    t0 = time.perf_counter()
+    with pytest.raises(ToolInputError, match="given up"):
+        q.run_query("len(df)", table, viewer, "2026-11-26")
+    assert time.perf_counter() - t0 < q.MAX_SECONDS + q.GRACE_SECONDS + 1.5
+    monkeypatch.setattr(q.Interpreter, "_Call", real)
+    assert q.run_query("len(df)", table, viewer, "2026-11-26").value == len(table.df)  # the next one runs

@@ -757,7 +757,7 @@ def run_query(text: str, table: EmployeeTable, viewer: Viewer, today) -> QueryRe
     tree = check_syntax(text)
     interp = Interpreter(table, viewer, today)
     try:
-        return _run(interp, tree)
+        return _within_deadline(interp, tree)
     except HRAssistantError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, OverflowError, ZeroDivisionError, AttributeError,
@@ -766,6 +766,37 @@ def run_query(text: str, table: EmployeeTable, viewer: Viewer, today) -> QueryRe
         reason = str(exc).split("\n")[0][:160] or type(exc).__name__
         raise _err(f"This query cannot be run on this data ({reason}).",
                    "Compare a column with a single value of its kind; sort and rank number columns only.") from None
+
+
+#: How long past its deadline a query may take before it is given up (one pandas operation runs whole).
+GRACE_SECONDS = 1.0
+
+
+def _within_deadline(interp: "Interpreter", tree) -> QueryResult:
+    """Run the query on a thread of its own and wait at most until its deadline (plus a grace): the
+    deadline is checked between the query's operations, and an operation that runs past it must not
+    hold the answer up. A query given up stops at its next operation."""
+    import threading
+
+    outcome: list = []
+
+    def work() -> None:
+        try:
+            outcome.append((True, _run(interp, tree)))
+        except BaseException as exc:  # handed to the caller's thread, which raises it
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=work, name="data-query", daemon=True)
+    thread.start()
+    thread.join(max(0.0, interp.deadline - time.perf_counter()) + GRACE_SECONDS)
+    if not outcome:
+        interp.deadline = float("-inf")  # its next step stops it
+        raise _err(f"The query took longer than {MAX_SECONDS + GRACE_SECONDS:g} seconds and was given up.",
+                   "Ask for fewer rows or a simpler result.")
+    ok, value = outcome[0]
+    if ok:
+        return value
+    raise value
 
 
 def _run(interp: "Interpreter", tree) -> QueryResult:
