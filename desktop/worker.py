@@ -359,7 +359,7 @@ class EngineWorker(QObject):
         what the policies say about notice and approval beside them."""
         try:
             store = self._request_desk().store
-            if getattr(store, "refuses", False):
+            if store.refuses:
                 self.failed.emit(store.reason, store.hint)
                 return
             from engine.workflows.leave import visible_to

@@ -250,7 +250,7 @@ def cmd_requests(args: argparse.Namespace) -> int:
     identity = sign_in(tool, args.user or "", remembered=settings.user)
     viewer = tool.viewer(identity.user) if identity.user else None
     store = RequestStore.default()
-    if getattr(store, "refuses", False):
+    if store.refuses:
         print(f"error: {store.reason}\nhint: {store.hint}", file=sys.stderr)
         return EXIT_FAILED
     if args.action != "list":
@@ -809,7 +809,7 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
 
         def leave_store():
             store = RequestStore.default(site)
-            if getattr(store, "refuses", False):
+            if store.refuses:
                 return f"refused at this site: {store.reason}"
             return f"{store.path}: {len(store.list(None))} requests you can see"
 
@@ -975,7 +975,8 @@ def build_parser() -> argparse.ArgumentParser:
     a = asub.add_parser("verify-audit", help="check the audit log's hash chain; report the first broken link")
     a.add_argument("file", nargs="?", help="audit log (default: the site file's audit, else the user's)")
     a.add_argument("--heads", metavar="EXPORT", help="the OS log's audit hashes (journalctl -t hr-assistant-audit "
-                   "-o cat > EXPORT): every entry must be in the file, in order; names what was cut or replaced")
+                   "-o json > EXPORT, which also says who sent each): every entry must be in the file, in order, in "
+                   "its sender's name; names what was cut, replaced or forged")
     a = asub.add_parser("init-audit", help="create the site's shared audit log: your account's, mode 622 (anyone "
                         "appends, only you read), append-only where the file system has it")
     a.add_argument("file", nargs="?", help="the log to create (default: the site file's audit)")

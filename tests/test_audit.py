@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.data.audit import AuditHead, AuditLog, init_audit_file, read_heads, verify_audit
+from engine.data.audit import AuditHead, AuditLog, _line_hash, init_audit_file, read_heads, verify_audit
 from engine.errors import DataFileError
 from tests.other_account import code_for_others, python_for_others, run_as_nobody
 
@@ -184,7 +184,7 @@ def test_with_the_journal_a_hash_counts_only_for_the_account_that_sent_it(shared
     log = AuditLog(path)
     log.record("Ana Cruz", "employee", "q", True, account="root")
     good = path.read_bytes().splitlines()[0]
-    own = _line_hash_of(good)
+    own = _line_hash(good)
 
     def journal(*records):
         return read_heads("\n".join(json.dumps({"SYSLOG_IDENTIFIER": "hr-assistant-audit", "MESSAGE": m, "_UID": u})
@@ -195,13 +195,8 @@ def test_with_the_journal_a_hash_counts_only_for_the_account_that_sent_it(shared
     assert count == 0 and "says it is root's but was sent by nobody" in broken
     # an entry appended in another's name, with a hash its writer sent under their own name
     path.write_bytes(good + b"\n" + good.replace(b'"account": "root"', b'"account": "nobody"') + b"\n")
-    forged = _line_hash_of(path.read_bytes().splitlines()[1])
+    forged = _line_hash(path.read_bytes().splitlines()[1])
     count, broken = verify_audit(path, journal((f"sha256={own} account=root", "0"),
                                                (f"sha256={forged} account=root", "0")))
     assert count == 1 and "written in the name of 'nobody', but its hash was sent by root" in broken
 
-
-def _line_hash_of(line: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(line).hexdigest()

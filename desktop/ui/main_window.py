@@ -36,6 +36,7 @@ from engine.errors import HRAssistantError
 from engine.settings import Settings, config_dir, data_dir, save_settings
 from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                           PlanMade, ProcedureOffered, StageStarted, ThoughtStep)
+from engine.tools.catalog import describe_call
 from engine.workflows.procedures import Walkthrough
 
 from ..history import ChatStore
@@ -72,13 +73,6 @@ def _close_stage(progress: list[dict]) -> None:
     """A stage line (writing the calculation, the answer) ends where the next step starts."""
     if progress and progress[-1].get("stage") and progress[-1]["done"] is None:
         progress[-1]["done"] = True
-
-
-def describe_action(action: str, tool_input: str) -> str:
-    """A tool call as the person reads it in the answer card (each tool describes its own calls)."""
-    from engine.tools.catalog import describe_call
-
-    return describe_call(action, tool_input)
 
 
 class MainWindow(QMainWindow):
@@ -649,7 +643,7 @@ class MainWindow(QMainWindow):
             self._progress(step.doing, stage=True)
             QTreeWidgetItem(self.trace_tree, ["Step", step.doing, ""])
         elif isinstance(step, ActionStep):
-            self._progress(describe_action(step.action, step.action_input))
+            self._progress(describe_call(step.action, step.action_input))
         elif isinstance(step, ObservationStep):
             self._progress_done(step.ok, step.seconds)
         elif isinstance(step, PlanMade):

@@ -254,27 +254,35 @@ def init_audit_file(path: Path) -> list[str]:
     return done
 
 
-def _set_append_only(path: Path) -> bool:
-    """``chattr +a`` (Linux; needs CAP_LINUX_IMMUTABLE). False where that is not possible."""
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_APPEND_FL = 0x80086601, 0x40086602, 0x20  # Linux (chattr)
+
+
+def _append_flag(path: Path, open_flags: int, *, set_it: bool = False) -> bool | None:
+    """Whether the file has Linux's append-only flag (set first with ``set_it``, which needs
+    CAP_LINUX_IMMUTABLE); False where the ioctl fails, None where the file cannot be opened."""
     try:
         import array
         import fcntl
-    except ImportError:
-        return False
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return False
+
+        fd = os.open(path, open_flags | getattr(os, "O_NONBLOCK", 0))
+    except (ImportError, OSError):
+        return None
     try:
         flags = array.array("l", [0])
-        fcntl.ioctl(fd, 0x80086601, flags, True)  # FS_IOC_GETFLAGS
-        flags[0] |= 0x20  # FS_APPEND_FL
-        fcntl.ioctl(fd, 0x40086602, flags, True)  # FS_IOC_SETFLAGS
-        return True
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, flags, True)
+        if set_it:
+            flags[0] |= FS_APPEND_FL
+            fcntl.ioctl(fd, FS_IOC_SETFLAGS, flags, True)
+        return bool(flags[0] & FS_APPEND_FL)
     except OSError:
         return False
     finally:
         os.close(fd)
+
+
+def _set_append_only(path: Path) -> bool:
+    """``chattr +a``; False where that is not possible."""
+    return bool(_append_flag(path, os.O_RDONLY, set_it=True))
 
 
 def audit_file_problems(path: Path) -> list[str]:
@@ -304,23 +312,12 @@ def audit_file_problems(path: Path) -> list[str]:
 
 
 def _append_only(path: Path) -> bool:
-    """Whether the file has the append-only attribute (Linux ``chattr +a``)."""
-    try:
-        import array
-        import fcntl
-
-        # Write-only is enough for the ioctl, and is what an account has on the recommended 0622 file.
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0))
-    except (ImportError, OSError):
+    """Whether the file has the append-only attribute (Linux ``chattr +a``; BSD/macOS ``uappnd``)."""
+    # Write-only is enough for the ioctl, and is what an account has on the recommended 0622 file.
+    flag = _append_flag(path, os.O_WRONLY | os.O_APPEND)
+    if flag is None:
         return bool(getattr(path.stat(), "st_flags", 0) & 0x00040004)  # BSD/macOS: UF_APPEND | SF_APPEND
-    try:
-        flags = array.array("l", [0])
-        fcntl.ioctl(fd, 0x80086601, flags, True)  # FS_IOC_GETFLAGS
-        return bool(flags[0] & 0x20)  # FS_APPEND_FL
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
+    return flag
 
 
 def verify_audit(path: Path, heads: list[Head] | None = None) -> tuple[int, str]:

@@ -574,6 +574,8 @@ class DatabaseRequestStore:
     """Approved leave requests in the site database (``<schema>.leave_requests``); the same methods
     as :class:`engine.workflows.leave.RequestStore`, with the database deciding who may write and read what."""
 
+    refuses = False
+
     def __init__(self, database: dict[str, Any], user: str) -> None:
         self.database = database
         self.user = user

@@ -66,7 +66,7 @@ class LeaveRequestTool(Tool):
         except ValueError as exc:
             raise ToolInputError(f"That is not a date in the calendar ({exc}).") from None
         store = self.desk.store
-        if getattr(store, "refuses", False):  # a site without a store it can trust (NoSharedStore)
+        if store.refuses:  # a site without a store it can trust (NoSharedStore)
             raise AccessDenied(f"{store.reason} {store.hint}")
         viewer = self.data.viewer(context.user)
         row = viewer.row

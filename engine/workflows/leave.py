@@ -158,6 +158,7 @@ class RequestStore:
     """Approved requests in a SQLite file (single-user mode): written only by :meth:`submit`."""
 
     _lock = threading.Lock()
+    refuses = False  # (see NoSharedStore)
 
     @classmethod
     def default(cls, site=None):
