@@ -204,9 +204,12 @@ class EngineWorker(QObject):
         table = self.data_tool.table if self.data_tool is not None else None
         self.starters.emit(starter_questions(table, getattr(self, "_role", ""), titles))
 
-    @Slot()
-    def load_model(self) -> None:
-        """(Re)load the chat model and prepare it (after a change of model in Settings)."""
+    @Slot(object)
+    def load_model(self, settings=None) -> None:
+        """(Re)load the chat model and prepare it (after a change of model in Settings). The new
+        settings come with the request, so they are set on this thread, never from the window's."""
+        if settings is not None:
+            self.settings = settings
         self._load_backend()
         self._prepare_model()
 

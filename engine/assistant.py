@@ -11,6 +11,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from engine.agent.loop import Agent
 from engine.errors import HRAssistantError
 from engine.model.backend import ModelBackend
@@ -19,8 +21,14 @@ from engine.identity import Identity, os_account, resolve_identity
 from engine.settings import Settings, data_dir
 from engine.site import Site, load_site
 from engine.tools.base import ToolContext
+from engine.tools.base import Tool
 from engine.tools.calculator import CalculatorTool
+from engine.tools.employee_data import EmployeeDataTool
 from engine.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from engine.model.packs import Progress as PackProgress
+    from engine.policy.index import PolicyIndex, Progress as IndexProgress
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +64,6 @@ def build_data_tool(settings: Settings, sources: Sources | None = None, site: Si
     """
     from engine.data.access import AccessPolicy, AuditLog
     from engine.data.employees import load_employees
-    from engine.tools.employee_data import EmployeeDataTool
 
     site = site if site is not None else load_site()
     site.check_override("employees_path", sources.employees if sources else "", "--employees")
@@ -68,8 +75,8 @@ def build_data_tool(settings: Settings, sources: Sources | None = None, site: Si
 
         user = role_name(os_account())
         table = load_from_database(site.database, user, site.columns or None)
-        audit = DatabaseAudit(site.database, user, data_hash=table.sha256, policy_hash=policy.fingerprint())
-        return EmployeeDataTool(table, policy, audit)
+        return EmployeeDataTool(table, policy, DatabaseAudit(site.database, user, data_hash=table.sha256,
+                                                             policy_hash=policy.fingerprint()))
     path = employees_path(settings, sources)
     table = load_employees(path, overrides=site.columns or None)
     from engine.data.audit import AuditHead
@@ -107,7 +114,8 @@ def get_embedder(settings: Settings):
     return _EMBEDDERS[key]
 
 
-def build_policy_index(settings: Settings, sources: Sources | None = None, *, rebuild: bool = False, progress=None):
+def build_policy_index(settings: Settings, sources: Sources | None = None, *, rebuild: bool = False,
+                       progress: IndexProgress | None = None) -> PolicyIndex:
     """The policy index of the configured folder, brought up to date (incrementally)."""
     from engine.policy.index import PolicyIndex
 
@@ -120,7 +128,7 @@ def assemble_tools(policy_index=None, data_tool=None, leave_tool=None) -> ToolRe
     """The agent's tools in their fixed order; a part that could not be loaded (None) is left out."""
     from engine.tools.policy_search import PolicySearchTool
 
-    tools = [PolicySearchTool(policy_index)] if policy_index is not None else []
+    tools: list[Tool] = [PolicySearchTool(policy_index)] if policy_index is not None else []
     if data_tool is not None:
         tools.append(data_tool)
     tools.append(CalculatorTool())
@@ -143,7 +151,8 @@ def build_leave_tool(settings: Settings, data_tool, sources: Sources | None = No
     return LeaveRequestTool(data_tool, Calendar.load(holidays), desk)
 
 
-def build_tools(settings: Settings, sources: Sources | None = None, progress=None) -> ToolRegistry:
+def build_tools(settings: Settings, sources: Sources | None = None,
+                progress: IndexProgress | None = None) -> ToolRegistry:
     """The registry of tools for this installation: policy search, employee data, calculator.
     ``progress(stage, done, total)`` reports an index (re)build, which can take minutes."""
     data = build_data_tool(settings, sources)
@@ -151,13 +160,13 @@ def build_tools(settings: Settings, sources: Sources | None = None, progress=Non
                           build_leave_tool(settings, data, sources))
 
 
-def sign_in(tools, requested: str = "", *, personas: bool = False, remembered: str = "",
-            site: Site | None = None) -> Identity:
+def sign_in(tools: ToolRegistry | EmployeeDataTool | None, requested: str = "", *, personas: bool = False,
+            remembered: str = "", site: Site | None = None) -> Identity:
     """Who is asking: the OS account, or a persona where that is allowed (see :mod:`engine.identity`).
 
     ``tools`` is the registry or the employee-data tool itself; ``remembered`` is the persona
     chosen last time (settings), used only where choosing one is allowed."""
-    data = tools.get("employee_data") if isinstance(tools, ToolRegistry) else tools
+    data = tools.of(EmployeeDataTool) if isinstance(tools, ToolRegistry) else tools
     if data is None:
         account = os_account()
         return Identity(account=account, user="", name=account,
@@ -176,7 +185,7 @@ def sign_in(tools, requested: str = "", *, personas: bool = False, remembered: s
 def context_for(identity: Identity, tools: ToolRegistry | None = None) -> ToolContext:
     """The tools' view of an identity; the role comes from the employee data, never from the question."""
     role = "employee"
-    data = tools.get("employee_data") if tools is not None else None
+    data = tools.of(EmployeeDataTool) if tools is not None else None
     if data is not None and identity.user:
         role = data.viewer(identity.user).role
     return ToolContext(user=identity.user, role=role, account=identity.account, view_as=identity.view_as,
@@ -188,7 +197,7 @@ def build_context(user: str, tools: ToolRegistry | None = None, *, personas: boo
     return context_for(sign_in(tools, user, personas=personas), tools)
 
 
-def load_backend(settings: Settings, model: str | None = None, progress=None, model_url: str | None = None
+def load_backend(settings: Settings, model: str | None = None, progress: PackProgress | None = None, model_url: str | None = None
                  ) -> ModelBackend:
     """The configured model: the site's inference server when ``model_url`` is set, else a local GGUF
     file (the default model is assembled first if it never was; ``progress`` reports it)."""

@@ -165,7 +165,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     agent.warm_up()  # the system prompt is evaluated once, now, not with the first question
     print(f"HR assistant ({backend.name}). {_who(agent.identity)} "
           "Type a question; /new starts a new chat; Ctrl+D quits.")
-    if agent.identity.notice:
+    if agent.identity is not None and agent.identity.notice:
         print(agent.identity.notice)
     pending = None  # a question typed during a walk-through
     while True:
@@ -261,8 +261,8 @@ def cmd_requests(args: argparse.Namespace) -> int:
             print("error: a declined request needs a reason: --reason \"...\"", file=sys.stderr)
             return EXIT_FAILED
         desk = LeaveDesk(store, tool.audit)
-        status = {"approve": "approved", "decline": "declined", "cancel": "cancelled"}[args.action]
-        row = desk.act(args.id, status, context_for(identity, ToolRegistry([tool])), args.reason or "")
+        decision = {"approve": "approved", "decline": "declined", "cancel": "cancelled"}[args.action]
+        row = desk.act(args.id, decision, context_for(identity, ToolRegistry([tool])), args.reason or "")
         print(f"{_cell(row.get('id'))}  {_cell(row.get('employee'))}: {_cell(row.get('status'))}"
               + (f" by {_cell(row.get('decided_by'))}" if row.get("decided_by") else "")
               + (f" ({_cell(row.get('decision_reason'))})" if row.get("decision_reason") else ""))
@@ -538,6 +538,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     index = build_policy_index(settings, Sources(policies=args.policies or ""), rebuild=args.rebuild,
                                progress=_progress_bar if sys.stderr.isatty() else None)
     report = index.last_report
+    assert report is not None  # (update() just ran)
     print(f"Indexed {index.root}: {report.summary()}.")
     if report.rebuilt_reason and not args.rebuild:
         print(f"  (built from scratch: {report.rebuilt_reason})")
@@ -729,12 +730,12 @@ def _network_blocked():
         attempts.append(f"resolve {host!r}")
         raise socket.gaierror("network access is blocked during the self-check")
 
-    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect = connect
     socket.getaddrinfo = getaddrinfo  # create_connection resolves through this first
     try:
         yield attempts
     finally:
-        socket.socket.connect, socket.getaddrinfo = real_connect, real_getaddrinfo  # type: ignore[method-assign]
+        socket.socket.connect, socket.getaddrinfo = real_connect, real_getaddrinfo
 
 
 def cmd_self_check(args: argparse.Namespace) -> int:
@@ -843,7 +844,7 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
     import importlib.util
 
     if importlib.util.find_spec("desktop") is not None and importlib.util.find_spec("PySide6") is not None:
-        from desktop.app import library_versions, window_unavailable  # type: ignore[import-not-found]
+        from desktop.app import library_versions, window_unavailable
 
         unavailable = window_unavailable()
         if unavailable:
@@ -883,7 +884,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     try:
         if importlib.util.find_spec("PySide6") is None:  # Qt is not installed: no window possible
             raise ImportError("PySide6")
-        from desktop.app import run as run_gui  # type: ignore[import-not-found]
+        from desktop.app import run as run_gui
     except ImportError:
         print("The desktop window is not installed in this build; starting a chat in the terminal.", file=sys.stderr)
         return cmd_chat(args)

@@ -21,9 +21,22 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from engine.errors import DataFileError, HRAssistantError, IdentityError
 from engine.data.employees import EmployeeTable, normalise_name
+
+if TYPE_CHECKING:
+    from engine.data.access import AccessPolicy
+    from engine.site import Site
+
+
+class EmployeeSource(Protocol):
+    """What identity needs of the employee-data tool (engine.tools.employee_data, a layer above)."""
+
+    table: EmployeeTable
+    policy: AccessPolicy
+    demo: bool
 
 
 def os_account() -> str:
@@ -111,7 +124,8 @@ def _row_key(table: EmployeeTable, row: int) -> str:
     return f"{ROW_KEY}{row}"
 
 
-def resolve_identity(data_tool, requested: str = "", *, site=None, personas: bool = False,
+def resolve_identity(data_tool: EmployeeSource, requested: str = "", *, site: Site | None = None,
+                     personas: bool = False,
                      account: str | None = None) -> Identity:
     """Decide whose view of the employee data applies.
 

@@ -131,8 +131,9 @@ def _program_data() -> Path:  # pragma: no cover - Windows only
     folder_id = GUID()
     ctypes.memmove(folder_id.data, uuid.UUID("{62AB5D82-FDC1-4DC3-A9DD-070D1D495D97}").bytes_le, 16)
     out = wintypes.LPWSTR()
-    shell32 = ctypes.WinDLL("shell32")
-    ole32 = ctypes.WinDLL("ole32")
+    win_dll = getattr(ctypes, "WinDLL")  # (Windows only; looked up so the module type-checks on every OS)
+    shell32 = win_dll("shell32")
+    ole32 = win_dll("ole32")
     try:
         if shell32.SHGetKnownFolderPath(ctypes.byref(folder_id), 0, None, ctypes.byref(out)) == 0 and out.value:
             return Path(out.value)

@@ -99,20 +99,22 @@ def path_sddl(path: Path) -> str:  # pragma: no cover - Windows only
     import ctypes
     from ctypes import wintypes
 
-    advapi = ctypes.WinDLL("advapi32", use_last_error=True)
-    kernel = ctypes.WinDLL("kernel32", use_last_error=True)
+    # (ctypes' Windows names, looked up so that the module type-checks on every OS)
+    win_dll, format_error, last_error = (getattr(ctypes, n) for n in ("WinDLL", "FormatError", "get_last_error"))
+    advapi = win_dll("advapi32", use_last_error=True)
+    kernel = win_dll("kernel32", use_last_error=True)
     OWNER, DACL, SE_FILE_OBJECT = 0x1, 0x4, 1
     sd = ctypes.c_void_p()
     err = advapi.GetNamedSecurityInfoW(ctypes.c_wchar_p(str(path)), SE_FILE_OBJECT, OWNER | DACL, None, None,
                                        None, None, ctypes.byref(sd))
     if err:
-        raise OSError(err, ctypes.FormatError(err), str(path))
+        raise OSError(err, format_error(err), str(path))
     text = wintypes.LPWSTR()
     try:
         if not advapi.ConvertSecurityDescriptorToStringSecurityDescriptorW(sd, 1, OWNER | DACL, ctypes.byref(text),
                                                                            None):
-            code = ctypes.get_last_error()
-            raise OSError(code, ctypes.FormatError(code), str(path))
+            code = last_error()
+            raise OSError(code, format_error(code), str(path))
         value = text.value or ""
         kernel.LocalFree(text)
         return value

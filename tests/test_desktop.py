@@ -690,3 +690,16 @@ def test_the_status_bar_names_the_model_server_and_its_slots(qtbot):
     wait_ready(qtbot, window)
     qtbot.waitUntil(lambda: "ready" in window.model_status.text(), timeout=30000)
     assert "(server http://127.0.0.1:8088, 4 parallel slots)" in window.model_status.text()
+
+
+def test_new_settings_reach_the_worker_with_the_request_on_its_own_thread(qtbot):
+    """A change of model settings is sent to the worker with the reload request: the window never
+    writes the worker's settings from its own thread."""
+    backend = ScriptedBackend(["Hello."])
+    window = make_window(qtbot, backend)
+    wait_ready(qtbot, window)
+    new = window.settings.replace(max_steps=3)
+    window.apply_settings(new)
+    assert window.settings == new
+    qtbot.waitUntil(lambda: window.worker.settings == new, timeout=20000)
+    qtbot.waitUntil(lambda: window.model_loaded, timeout=20000)

@@ -222,6 +222,7 @@ def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):
 
     grammars = [
         code_grammar([Variable("annual_salary", 54000), Variable("asked_days", 3)], ["260 working days"]),
+        code_grammar([], ["260 working days"], refused=frozenset({"share"})),  # no figure declared at all
         SlotGrammar(clinic, make_viewer(clinic, "Bradley Nguyen")).grammar(),
         # a question that mentions nothing to filter on: "none" is the only filter, and the grammar still parses
         SlotGrammar(clinic, make_viewer(clinic, "Marcus Oyelaran"), question="Who has the most PTO hours?").grammar(),
@@ -252,6 +253,9 @@ def test_the_calculation_grammar_admits_only_declared_names_and_sourced_numbers(
         for word in re.findall(r"\b[a-z_][a-z0-9_]*\b", text):
             assert word in {"annual_salary", "asked_days", "answer", "round", "abs", "min", "max", "sqrt",
                             *INTERMEDIATE}, word
+        if "\n" in text:  # the first line has no earlier result to name
+            first = text.split("\n", 1)[0].partition(" = ")[2]
+            assert not set(re.findall(r"\b[a-z_][a-z0-9_]*\b", first)) & set(INTERMEDIATE), first
         for number in re.findall(r"\d+(?:\.\d+)?", text):
             assert number in allowed or number.lstrip("0") in allowed or float(number) in (0, 1), number
 
@@ -383,3 +387,47 @@ def test_a_date_filter_compares_only_with_a_date_the_question_gives():
     assert "cond" not in rules("Who has the most unused vacation days?")  # nothing mentioned: no filter made up
     joined = rules("Who joined after 2020?")
     assert "hire_date" in joined["cond"] and joined["date"] == '"2020-01-01" | "2020-12-31"'
+
+
+@pytest.mark.parametrize("text, record, days, note", [
+    ("Employees who have completed probation may work remotely.", "on probation now; Status: Probation", 40,
+     "on probation now; Status: Probation"),  # the record says it, whatever the days
+    ("PTO cannot be used until the 90-day introductory period is completed.", "", 84,
+     "you are 84 days into it, so still in it"),
+    ("PTO cannot be used during the first 90 days (the introductory period).", "", 120,
+     "you have completed it (120 days of service)"),
+    ("The probation period is six months.", "", 100, "you are 100 days into it, so still in it"),
+    ("Employees on probation cannot encash leave.", "", 100, ""),  # no length, no record: nothing to say
+    ("Unused PTO up to 80 hours is paid out.", "on probation now; Status: Probation", 40, ""),  # not about probation
+])
+def test_code_says_where_the_person_stands_next_to_a_rule_about_probation(text, record, days, note):
+    from engine.agent.applies import probation_note
+
+    assert probation_note(text, record, days) == note
+
+
+def test_a_status_column_that_says_probation_is_read_for_everyone():
+    from engine.data.profile import build_profile
+    from engine.tools.employee_data import EmployeeDataTool
+
+    tool = EmployeeDataTool(load_employees(ROOT / "data" / "employees.csv"))
+    on = build_profile(tool, "Kofi Boateng", "2026-11-25")
+    assert on.probation == "on probation now; employment_status: Probation"
+    off = build_profile(tool, "Pedro Alves", "2026-11-25")
+    assert off.probation.startswith("not on probation; employment_status: ")
+
+
+@pytest.mark.parametrize("text, days", [
+    ("New starters serve a probation period of 3 months from their start date.", 91),
+    ("PTO cannot be used until the 90-day introductory period is completed.", 90),
+    ("During the first 90 days, PTO accrues but cannot be used.", 90),
+    ("After passing probation, staff may work from home up to 2 days per week.", None),  # a figure, not the length
+    ("Probation lasts six months.", 183),
+])
+def test_the_length_of_probation_is_read_only_next_to_its_name(text, days):
+    from engine.agent.applies import probation_length, probation_note
+
+    assert probation_length(text) == days
+    if days is None:  # the handbook's length from another sentence then decides
+        assert probation_note(text, "", 55, length=91) == "you are 55 days into it, so still in it"
+        assert probation_note(text, "", 55) == ""

@@ -117,6 +117,8 @@ def test_a_calculation_line_of_bare_constants_is_refused_and_written_again(tools
     assert not calcs[0].ok and "uses none of the figures" in calcs[0].observation
     assert calcs[-1].ok and calcs[-1].observation == "2 + 8 = 10" and "10" in trace.answer
     assert "Write the lines again" in backend.prompts[1]
+    # The name the constant line took is not offered again (greedy decoding would write the same line).
+    assert '"share"' in backend.grammars[0] and '"share"' not in backend.grammars[1]
 
 
 def test_each_part_of_a_question_is_answered_and_a_missing_figure_is_added_by_code(tools, embedder):
@@ -261,6 +263,21 @@ def test_a_calculation_whose_units_do_not_fit_is_refused_and_written_again(tools
     assert "3680000" not in trace.answer
 
 
+def test_the_figure_an_impossible_line_rests_on_is_left_out_of_the_second_attempt(tools, embedder):
+    # Told only "write it again", a small model writes the same lines: the balance the question never
+    # named (offered because the question names no column at all) leaves the next grammar.
+    question = "What is the payout for 10 days?"
+    agent, backend = make(tools, embedder, ["answer = annual_salary / 260 * sick_days_remaining * asked_days\n",
+                                            "answer = annual_salary / 260 * asked_days\n",
+                                            "You would get 1769.23 [1]."], bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert '"sick_days_remaining"' in backend.grammars[0]
+    assert '"sick_days_remaining"' not in backend.grammars[1] and '"annual_salary"' in backend.grammars[1]
+    assert "sick_days_remaining does not belong in this calculation" in backend.prompts[1]
+    calcs = [s for s in trace.steps if s.action == "calculator"]
+    assert not calcs[0].ok and calcs[-1].observation == "46000 / 260 * 10 = 1769.23" and "1769.23" in trace.answer
+
+
 def test_a_chain_whose_answer_fails_twice_leaves_no_figure_to_state(tools, embedder):
     question = "How much would I get if I cashed out 10 vacation days?"
     wrong = "daily_rate = annual_salary / 260\nanswer = daily_rate * annual_salary\n"  # money times money
@@ -335,3 +352,55 @@ def test_the_row_that_applies_is_stated_by_code_only_when_it_is_the_one_nearest_
     assert applying_row(Part("q", passages=passages, picked=tiers, applies={"1b": service, "1c": service})) == ""
     prose = Unit("3a", "Employees with five or more years of service accrue 2 days per month.", 3)
     assert applying_row(Part("q", passages=passages, picked=[prose], applies={"3a": service})) == ""
+
+
+@pytest.mark.parametrize("question, noted, reply", [
+    # The record says the person is on probation: a rule for those who completed it is a no ...
+    ("Am I eligible for remote work?",
+     [("Employees who have completed probation may work remotely.", "on probation now; Status: Probation")], "No"),
+    # ... and a yes for someone whose status says it is over.
+    ("Am I eligible for remote work?",
+     [("Employees who have completed probation may work remotely.", "not on probation; Status: Permanent")], "Yes"),
+    # A rule for people in probation, from the period the rule states and the days of service.
+    ("Can I take vacation now?", [("Employees may not take annual leave during the first 90 days of probation.",
+                                   "you are 84 days into it, so still in it")], "No"),
+    ("Can I take vacation now?", [("Employees may not take annual leave during the first 90 days of probation.",
+                                   "you have completed it (752 days of service)")], ""),  # not their rule any more
+    # Two rules that agree settle it; two that disagree do not.
+    ("Am I eligible for remote work?",
+     [("Employees who have completed probation may work remotely.", "on probation now; Status: Probation"),
+      ("Remote work is open to employees who have completed probation.", "on probation now; Status: Probation")],
+     "No"),
+    ("Can I work from home?",
+     [("Employees who have completed probation may work remotely.", "on probation now; Status: Probation"),
+      ("During probation, employees may work remotely one day a week.", "on probation now; Status: Probation")],
+     ""),
+    ("How long is my probation?",
+     [("Employees who have completed probation may work remotely.", "on probation now; Status: Probation")], ""),
+    ("Am I eligible for remote work?", [], ""),
+])
+def test_a_yes_no_question_about_probation_is_settled_by_the_record(question, noted, reply):
+    from engine.agent.routed import probation_reply
+
+    assert probation_reply(question, noted) == reply
+
+
+def test_a_person_on_probation_is_told_no_by_code_with_the_rule_quoted(tools, embedder):
+    question = "Am I eligible for remote work?"  # Kofi Boateng's status column says Probation
+    agent, backend = make(tools, embedder, [], user="Kofi Boateng", bank=[(question, "policy_me")])
+    trace, steps = answer_of(agent, question)
+    # Where the person stands is the record's, the rule is the policy's, and the no is code's: no model call.
+    assert trace.llm_calls == 0 and backend.prompts == []
+    assert re.match(r"No: you are on probation now \(employment_status: Probation\), and the policy says: "
+                    r"Employees who have completed probation .* may work remotely \[\d\]\.", trace.answer)
+    assert re.search(r"\n> Employees who have completed probation .* may work remotely\. \[\d\]", trace.answer)
+    assert "".join(s.text for s in steps if isinstance(s, AnswerToken)) == trace.answer
+
+
+def test_a_rule_about_probation_carries_where_the_person_stands_for_the_model(tools, embedder):
+    question = "What does the policy say about probation and annual leave for me?"  # no yes/no: the model answers
+    agent, backend = make(tools, embedder, ["During probation you accrue leave but may not take it [1]."],
+                          user="Kofi Boateng", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 1
+    assert "(for you: on probation now; employment_status: Probation)" in backend.prompts[0]

@@ -3,7 +3,7 @@
 import pytest
 
 from engine.agent.calc_slot import Variable
-from engine.agent.units import line_problem, pay_ceiling, unit_of
+from engine.agent.units import culprits, line_problem, pay_ceiling, unit_of
 
 SALARY = Variable("annual_salary", 84000, "annual_salary_usd, per year")
 DAYS = Variable("vacation_days_remaining", 15, "vacation_days_remaining, days")
@@ -94,3 +94,23 @@ def test_a_payout_above_ten_years_of_pay_is_refused():
 def test_unknown_units_are_not_held_against_a_line():
     assert line_problem("answer = asked_number * 3", UNITS, 120) == ("", None)
     assert line_problem("answer = part1_answer + data_value", UNITS, 5) == ("", None)
+
+
+@pytest.mark.parametrize("lines, failed, asked, left_out", [
+    # Years of service multiplied into a payout, through an intermediate line: the years go.
+    (["hourly_rate = annual_salary / 2080 * (years_of_service - 5)", "answer = hourly_rate * asked_number"], 1,
+     {"cash", "pto"}, ["years_of_service"]),
+    # A balance the question names stays; the one it does not name goes; pay is never blamed.
+    (["answer = annual_salary / 260 * vacation_days_remaining * pto_balance_hrs"], 0, {"vacation"},
+     ["pto_balance_hrs"]),
+    # The question's own figures and earlier answers are never left out.
+    (["answer = asked_hours * asked_days"], 0, set(), []),
+    # Only what the failed line rests on: an earlier line it does not use is not blamed.
+    (["days = vacation_days_remaining", "answer = annual_salary * years_of_service * years_of_service"], 1,
+     set(), ["years_of_service"]),
+    # The years a question asks about ("per year of service") stay.
+    (["answer = annual_salary * years_of_service * pto_balance_hrs"], 0, {"service"}, ["pto_balance_hrs"]),
+])
+def test_a_refused_line_names_the_figures_to_leave_out(lines, failed, asked, left_out):
+    units = {**UNITS, "asked_hours": (0, 1), "asked_days": (0, 1)}
+    assert culprits(lines, failed, units, asked) == left_out

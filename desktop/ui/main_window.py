@@ -5,14 +5,11 @@ from __future__ import annotations
 import html
 import logging
 import time
-from pathlib import Path
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
-    QInputDialog,
     QFrame,
     QLabel,
     QLineEdit,
@@ -20,7 +17,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -32,22 +28,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import HRAssistantError
 from engine.settings import Settings, config_dir, data_dir, save_settings
 from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                           PlanMade, ProcedureOffered, StageStarted, ThoughtStep)
 from engine.tools.catalog import describe_call
-from engine.workflows.procedures import Walkthrough
 
 from ..history import ChatStore
 from ..worker import EngineWorker, IndexWorker
 from .documents_dialog import DocumentsDialog
 from .requests_dialog import RequestsDialog
-from .settings_dialog import SettingsDialog
 from .procedure_card import ProcedureCard
 from .conversation import WITHHELD_NOTE, ConversationView
 from .data_view import DataView
 from .widgets import PassageDialog, SignInDialog
+from .chats_part import ChatsPart
+from .documents_part import DocumentsPart
+from .model_part import ModelPart
+from .requests_part import RequestsPart
 
 log = logging.getLogger(__name__)
 # How long closing the window waits for its engine threads. Indexing and warm-up stop at their
@@ -75,14 +72,17 @@ def _close_stage(progress: list[dict]) -> None:
         progress[-1]["done"] = True
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow):
+    """The window: its parts (chats, requests and walk-throughs, model and settings, documents) are
+    in their own modules; asking, rendering and the threads are here."""
+
     # requests to the engine worker (queued onto its thread)
     request_start = Signal(object, str)
     request_set_user = Signal(str)
     request_ask = Signal(int, str, object)
     request_search = Signal(str)
     request_record = Signal()
-    request_reload_model = Signal()
+    request_reload_model = Signal(object)  # the new settings
     request_use_index = Signal(object)
     request_forget = Signal()
     request_leave_decision = Signal(str, bool)
@@ -485,90 +485,6 @@ class MainWindow(QMainWindow):
         if dialog.exec() and dialog.chosen:
             self.choose_persona(dialog.chosen)
 
-    # -- chats -------------------------------------------------------------------------------------
-    def reload_chats(self) -> None:
-        self.chat_list.clear()
-        for conv in self.store.conversations(self.user):
-            item = QListWidgetItem(conv.title)
-            item.setData(Qt.UserRole, conv.id)
-            self.chat_list.addItem(item)
-        if self.conversation is None and self.chat_list.count():
-            self.open_chat(self.chat_list.item(0).data(Qt.UserRole))
-        self._filter_chats(self.chat_filter.text())
-
-    def _filter_chats(self, text: str) -> None:
-        key = text.casefold()
-        for i in range(self.chat_list.count()):
-            item = self.chat_list.item(i)
-            item.setHidden(key not in item.text().casefold())
-
-    def new_chat(self) -> None:
-        if self.busy:
-            return
-        self.conversation = None
-        self.messages = []
-        self._procedure_msg = None
-        self.procedure_card.clear()
-        self.transcript.scroll_to_end()
-        self.render()
-        self.trace_tree.clear()
-        self.sources.clear()
-        self.input.setFocus()
-
-    def open_chat(self, conversation: int) -> None:
-        if self.busy:
-            return
-        self.conversation = conversation
-        self.messages = [{"id": m.id, "role": m.role, "content": m.content, "trace": m.trace}
-                         for m in self.store.messages(conversation)]
-        self.transcript.scroll_to_end()
-        self.render()
-        self._show_all_traces()
-        self._resume_procedure()
-        self._update_actions()
-
-    def _chat_menu(self, pos) -> None:
-        item = self.chat_list.itemAt(pos)
-        if item is None:
-            return
-        conv = item.data(Qt.UserRole)
-        menu = QMenu(self)
-        menu.addAction("Rename…", lambda: self.rename_chat(conv))
-        menu.addAction("Export to Markdown…", lambda: self.export_chat(conv))
-        menu.addAction("Delete…", lambda: self.delete_chat(conv))
-        menu.exec(self.chat_list.mapToGlobal(pos))
-
-    def rename_chat(self, conv: int, title: str | None = None) -> None:
-        if title is None:
-            title, ok = QInputDialog.getText(self, "Rename chat", "Title:")
-            if not ok:
-                return
-        self.store.rename(conv, title)
-        self.reload_chats()
-
-    def delete_chat(self, conv: int, confirm: bool = True) -> None:
-        if confirm and QMessageBox.question(self, "Delete chat", "Delete this chat? This cannot be undone.") \
-                != QMessageBox.Yes:
-            return
-        self.store.delete(conv)
-        if self.conversation == conv:
-            self.conversation = None
-            self.messages = []
-            self._procedure_msg = None
-            self.procedure_card.clear()
-            self.render()
-        self.reload_chats()
-
-    def export_chat(self, conv: int | None = None, path: str | None = None) -> None:
-        conv = conv or self.conversation
-        if conv is None:
-            return
-        if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export chat", str(Path.home() / "chat.md"), "Markdown (*.md)")
-            if not path:
-                return
-        Path(path).write_text(self.store.export_markdown(conv), encoding="utf-8")
-
     # -- asking ------------------------------------------------------------------------------------
     def send(self, text: str | None = None) -> None:
         question = (text if isinstance(text, str) else self.input.toPlainText()).strip()
@@ -889,87 +805,6 @@ class MainWindow(QMainWindow):
         self.leave_reject.setEnabled(False)
         self.request_leave_decision.emit(self._leave_request["id"], approve)
 
-    # -- filed leave requests ------------------------------------------------------------------------
-    def open_requests(self) -> None:
-        """The filed leave requests this person may see, with approve/decline (manager, HR) and cancel."""
-        if self.requests_dialog is None:
-            accounts = getattr(self, "identity_info", {}).get("accounts", ())
-            self.requests_dialog = RequestsDialog(self.user, accounts, self)
-            self.requests_dialog.refresh_requested.connect(self.request_list_requests.emit)
-            self.requests_dialog.action_requested.connect(self.request_act_on_request.emit)
-        self.requests_dialog.user_name = self.user
-        self.requests_dialog.show()
-        self.requests_dialog.raise_()
-        self.request_list_requests.emit(self.requests_dialog.show_decided.isChecked())
-
-    def _on_requests_listed(self, rows, hits) -> None:
-        if self.requests_dialog is not None:
-            self.requests_dialog.set_rows(rows, hits)
-
-    def _on_request_acted(self, row: dict) -> None:
-        self.statusBar().showMessage(f"Leave request {row.get('id')} of {row.get('employee')}: {row.get('status')}.",
-                                     15000)
-        if self.requests_dialog is not None:
-            self.requests_dialog.acted(row)
-
-    def _on_leave_decided(self, request: dict) -> None:
-        self._leave_request = None
-        self.leave_card.hide()
-        if request["status"] == "pending":
-            note = (f"Submitted: {request['leave_type']} leave {request['start']} to {request['end']} "
-                    f"({request['day_count']:g} days). Your manager or HR decides it; until then you can cancel it "
-                    "under Tools › Leave requests.")
-        else:
-            note = "Rejected: the leave request was discarded; nothing was submitted."
-        self.statusBar().showMessage(note, 15000)
-        message = {"role": "assistant", "content": note}
-        if self.conversation is not None:  # the decision is part of the chat, also after a restart
-            message["id"] = self.store.add(self.conversation, "assistant", note, {"leave_request": request})
-        self.messages.append(message)
-        self._schedule_render()
-
-    # -- procedures ------------------------------------------------------------------------------
-    def _show_procedure(self, msg: dict) -> bool:
-        """Show the walk-through saved in ``msg``'s trace; False if it is over or unreadable."""
-        saved = ((msg.get("trace") or {}).get("procedure") or {}).get("walkthrough")
-        try:
-            walk = Walkthrough.from_dict(saved) if saved else None
-        except (TypeError, ValueError):
-            walk = None  # a damaged saved state: the answer text still lists the steps
-        if walk is None or not walk.active:
-            return False
-        self._procedure_msg = msg
-        self.procedure_card.show_walkthrough(walk)
-        return True
-
-    def _resume_procedure(self) -> None:
-        """Reopening a chat (or the app) brings back a walk-through that was left half way."""
-        self._procedure_msg = None
-        self.procedure_card.clear()
-        for msg in reversed(self.messages):
-            if msg["role"] == "assistant" and (msg.get("trace") or {}).get("procedure"):
-                self._show_procedure(msg)
-                return
-
-    def _on_procedure_changed(self, walk: Walkthrough) -> None:
-        msg = self._procedure_msg
-        if msg is None:
-            return
-        msg["trace"]["procedure"]["walkthrough"] = walk.to_dict()
-        if msg.get("id") is not None:
-            self.store.update_trace(msg["id"], msg["trace"])
-        if walk.active:
-            return
-        self._procedure_msg = None
-        skipped = [str(i) for i, mark in enumerate(walk.marks, start=1) if mark == "skipped"]
-        note = f"{walk.title}: {walk.progress()}." + (f" Skipped: step {', '.join(skipped)}." if skipped else "")
-        self.statusBar().showMessage(note, 15000)
-        message = {"role": "assistant", "content": note, "trace": None}
-        if self.conversation is not None:
-            message["id"] = self.store.add(self.conversation, "assistant", note, {"walkthrough_end": walk.to_dict()})
-        self.messages.append(message)
-        self._schedule_render()
-
     def _show_data(self, data) -> None:
         if isinstance(data, dict) and data.get("kind") == "leave_request":
             self._show_leave_request(data)
@@ -992,97 +827,3 @@ class MainWindow(QMainWindow):
         self._show_data(result.data)
         self.side_tabs.setCurrentIndex(2)
 
-    # -- model and settings ---------------------------------------------------------------------------
-    def _on_status(self, text: str) -> None:
-        # A job's progress message; it goes when the job ends (below), or a while after its last word.
-        self._job_message = text
-        self.statusBar().showMessage(text, 20000)
-
-    def _on_job(self, job: str, text: str) -> None:
-        label = {"data": self.data_status, "policies": self.policy_status, "model": self.model_status}.get(job)
-        if label is not None:
-            label.setText(text)
-        finished = not text.endswith("…") and "%" not in text
-        if finished and self._job_message and self.statusBar().currentMessage() == self._job_message:
-            self.statusBar().clearMessage()  # "Setting up the model … 100 %" must not outlive "Model: ready"
-            self._job_message = ""
-
-    def _on_model_ready(self, info: dict) -> None:
-        self.model_loaded = True
-        self.first_run.hide()
-        self.choose_model_button.hide()
-
-    def _on_model_missing(self, message: str) -> None:
-        self.model_loaded = False
-        self.first_run.show()
-        self.choose_model_button.show()
-        self.statusBar().showMessage(message, 15000)
-
-    def _on_model_failed(self, message: str, hint: str) -> None:
-        self.model_loaded = False
-        self.first_run.show()
-        self.choose_model_button.show()
-        self._problem("The chat model cannot be loaded", message, hint)
-
-    def _problem(self, title: str, message: str, hint: str) -> None:
-        self.statusBar().showMessage(f"{message} {hint}", 15000)
-        if self.isVisible() and QGuiApplication.platformName() not in ("offscreen", "minimal"):
-            QMessageBox.warning(self, title, f"{message}\n\n{hint}")
-        self.last_problem = (title, message, hint)
-
-    def choose_model(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF chat model", "", "GGUF models (*.gguf)")
-        if path:
-            self.apply_settings(self.settings.replace(model_path=path))
-
-    def open_settings(self) -> None:
-        from engine.site import load_site
-
-        try:
-            site = load_site()
-        except HRAssistantError as exc:
-            self._problem("Site settings", exc.message, exc.hint)
-            return
-        dialog = SettingsDialog(self.settings, can_change_sources=self.role == "hr", parent=self,
-                                locked=site.locked(), site_path=str(site.path or ""))
-        if dialog.exec() and dialog.result_settings is not None:
-            self.apply_settings(dialog.result_settings)
-
-    def apply_settings(self, new: Settings) -> None:
-        old, self.settings = self.settings, new
-        save_settings(new)
-        if (old.policies_path, old.employees_path, old.embedding_model_path) != \
-                (new.policies_path, new.employees_path, new.embedding_model_path):
-            self.request_start.emit(new, self.user)
-        else:
-            self.worker.settings = new
-            self.request_reload_model.emit()
-
-    # -- documents ------------------------------------------------------------------------------------
-    def _on_policies_ready(self, report) -> None:
-        self.index_report = report
-        self.statusBar().showMessage(f"Policies: {report.summary()}", 8000)
-        if report.failed:
-            names = ", ".join(report.failed)
-            self.statusBar().showMessage(f"Some policy files were skipped: {names}", 15000)
-
-    def open_documents(self) -> None:
-        from engine.assistant import policies_path
-
-        self.documents = DocumentsDialog(policies_path(self.settings), self.index_report,
-                                         can_edit=self.role == "hr", parent=self)
-        self.documents.reindex_requested.connect(lambda rebuild: self.request_reindex.emit(self.settings, rebuild))
-        self.documents.show()
-
-    def _on_index_progress(self, stage: str, done: int, total: int) -> None:
-        self.statusBar().showMessage(f"Indexing policies: {stage} {done}/{total}")
-        if self.documents is not None:
-            self.documents.show_progress(stage, done, total)
-
-    def _on_index_done(self, index, report) -> None:
-        self.index_report = report
-        self.passages = index.outline()
-        self.request_use_index.emit(index)
-        self.statusBar().showMessage(f"Policies re-indexed: {report.summary()}", 8000)
-        if self.documents is not None:
-            self.documents.indexing_finished(report)

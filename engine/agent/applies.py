@@ -98,7 +98,7 @@ def question_relative(question: str) -> str:
 
 def _ranges(text: str) -> list[tuple[str, float, float | None, str]]:
     """(kind, low, high, unit) of each range the text states."""
-    out = []
+    out: list[tuple[str, float, float | None, str]] = []
     taken: list[tuple[int, int]] = []
     for pattern, kind in _RANGES:
         for m in pattern.finditer(text):
@@ -190,3 +190,47 @@ def mark_units(units, heading_of, question: str, service: Figure | None) -> tupl
             elif verdict == "not" and rows_apply and is_row(u.text):
                 ruled_out.add(u.label)
     return applies, ruled_out
+
+
+_PROBATION_WORDS = re.compile(r"probation|introductory period|trial period", re.I)
+_N = r"(\d{1,3}|one|two|three|four|five|six|nine|twelve)"
+#: The length of the probation itself, next to its name ("a probation period of 3 months", "the 90-day
+#: introductory period", "during the first 90 days"), never another figure of the sentence ("2 days per week").
+_PERIOD_LENGTH = re.compile(rf"(?:probation|introductory|trial)[^.;]{{0,25}}?\b{_N}[- ](day|week|month)s?\b"
+                            rf"|\b{_N}[- ](day|week|month)s?\b[^.;0-9]{{0,25}}?(?:probation|introductory|trial)"
+                            rf"|\b(?:first|initial)\s+{_N}\s+(day|week|month)s?\b", re.I)
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "nine": 9, "twelve": 12}
+_DAYS_PER = {"day": 1, "week": 7, "month": 30.4375}
+
+
+def probation_length(text: str) -> int | None:
+    """The length of the probation in days, where ``text`` states it, else None."""
+    m = _PERIOD_LENGTH.search(text)
+    if m is None:
+        return None
+    groups = [g for g in m.groups() if g]
+    count, unit = groups[0], groups[1]
+    n = int(count) if count.isdigit() else _WORD_NUMBERS[count.lower()]
+    return round(n * _DAYS_PER[unit.lower()])
+
+
+def probation_note(text: str, record: str, service_days: int | None, length: int | None = None) -> str:
+    """What code knows about the person for a policy sentence that speaks of probation (or an
+    introductory or trial period), "" for any other sentence.
+
+    A small model told "employees who have completed probation may work remotely" and shown a record
+    that says "Probation" elsewhere answers "you are eligible". Code says it next to the sentence:
+    from the record (``record``: a status column or a probation end date, see
+    :attr:`engine.data.profile.Profile.probation`), else from the period the sentence itself states
+    ("the first 90 days") or, where it states none, the one another sentence of the handbook states
+    (``length``), and the person's days of service."""
+    if not _PROBATION_WORDS.search(text):
+        return ""
+    if record:
+        return record
+    length = probation_length(text) or length
+    if service_days is None or length is None:
+        return ""
+    if service_days < length:
+        return f"you are {service_days} days into it, so still in it"
+    return f"you have completed it ({service_days} days of service)"

@@ -44,6 +44,8 @@ class Calculation:
     text: str = ""  # the value as shown (rounded to cents)
     error: str = ""
     shown: str = ""  # the line with the declared figures put in and earlier results by name ("daily_rate * 10")
+    implausible: bool = False  # worked out, but its units or its size make it no figure anyone asked for
+    constant: bool = False  # a line of bare constants ("share = 1/2"): a figure nobody gave
 
     @property
     def name(self) -> str:
@@ -94,21 +96,29 @@ INTERMEDIATE = ("daily_rate", "hourly_rate", "overtime_rate", "weekly_pay", "mon
                 "share", "difference", "per_day", "per_hour")
 
 
-def code_grammar(variables: list[Variable], sources: list[str], name: str = "root") -> str:
+def code_grammar(variables: list[Variable], sources: list[str], name: str = "root",
+                 refused: frozenset[str] = frozenset()) -> str:
     """GBNF of up to 3 lines ``name = expression``, the last one ``answer = …``, each ending in a line
-    end. An expression's names are the declared variables and the intermediate names
-    (:data:`INTERMEDIATE`); its numbers those of ``sources`` (:func:`allowed_numbers`)."""
-    cx = f"{name}-cx"
-    expr = CalculatorTool().grammar_rules(cx).splitlines()
+    end. An expression's names are the declared variables and, after the first line, the intermediate
+    names (:data:`INTERMEDIATE`) but those in ``refused``: the first line has no earlier result to
+    name ("answer = 40 * 2 + base" names nothing). Its numbers are those of ``sources``
+    (:func:`allowed_numbers`)."""
     declared = [v.name for v in variables]
-    temps = [n for n in INTERMEDIATE if n not in declared]
-    atoms = " | ".join(_literal(n) for n in declared + temps)
+    temps = [n for n in INTERMEDIATE if n not in declared and n not in refused]
     number = _trie_rule(allowed_numbers(sources))
-    expr = [f"{cx}-num ::= {number} | {atoms}" if line.startswith(f"{cx}-num ::=") else line for line in expr]
+
+    def expression(rule: str, names: list[str]) -> list[str]:
+        atoms = "".join(" | " + _literal(n) for n in names)
+        return [f"{rule}-num ::= {number}{atoms}" if line.startswith(f"{rule}-num ::=") else line
+                for line in CalculatorTool().grammar_rules(rule).splitlines()]
+
+    first, later = f"{name}-cx0", f"{name}-cx"
     return "\n".join([
-        f'{name} ::= ({name}-tmp " = " {cx} "\\n"){{0,{MAX_LINES - 1}}} "answer = " {cx} "\\n"',
+        f'{name} ::= "answer = " {first} "\\n" | {name}-tmp " = " {first} "\\n" '
+        f'({name}-tmp " = " {later} "\\n")? "answer = " {later} "\\n"',
         f"{name}-tmp ::= " + " | ".join(_literal(n) for n in temps),
-        *expr,
+        *expression(first, declared),
+        *expression(later, declared + temps),
     ]) + "\n"
 
 

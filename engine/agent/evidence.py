@@ -125,6 +125,24 @@ def render_passages(passages: list[Passage], only: set[str] | None = None, notes
 
 CANDIDATES = 6
 APPLIES_BONUS = 0.15  # cosine similarity added for a unit code found to apply
+#: Cosine similarity added for each distinctive word of the question a unit's headings share (every level), by its
+#: first six letters ("encash" finds "Encashment"): a small embedding model ranks a sentence about
+#: accrual above one under "Encashment" for "if I encash ...", where the heading settles the topic.
+#: (Headings only: the sentences' own verbs, "receive", "paid", match questions about anything.)
+HEADING_BONUS = 0.05
+_STEM = 6
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:_STEM] for w in re.findall(r"[a-z]{4,}", text.lower())}
+
+
+def shared_words(question: str, text: str) -> int:
+    """How many of the question's distinctive words (4 letters or more) ``text`` also has, by stem."""
+    from engine.agent.slots import distinctive_words
+
+    asked = {w[:_STEM] for w in distinctive_words(question) if len(w) >= 4 and w.isalpha()}
+    return len(asked & _stems(text))
 
 
 def candidates(passages: list[Passage], question: str, embedder, k: int = CANDIDATES,
@@ -143,13 +161,15 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     if not units:
         return [], {}
     heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p, u in units}
+    path = {u.label: p.section or "" for p, u in units}  # every level: "Remote work › Eligibility"
     applies, ruled_out = mark_units([u for _, u in units], lambda u: heading[u.label], question, service)
     pool = [u for _, u in units if u.label not in ruled_out]
     texts = [f"{heading[u.label]}: {u.text}" if heading[u.label] else u.text for u in pool]
     sims = embedder.encode(texts) @ embedder.encode([question])[0]
     # A unit that applies moves up, but only so far: one that applies and is about something else
     # (a tier of the accrual table for a question about cashing out) stays behind the relevant ones.
-    score = [float(sims[i]) + (bonus if pool[i].label in applies else 0.0) for i in range(len(pool))]
+    score = [float(sims[i]) + (bonus if pool[i].label in applies else 0.0)
+              + HEADING_BONUS * shared_words(question, path[pool[i].label]) for i in range(len(pool))]
     order = sorted(range(len(pool)), key=lambda i: -score[i])
     return [pool[i] for i in order[:k]], {u.label: applies[u.label] for u in pool if u.label in applies}
 

@@ -156,8 +156,8 @@ def derivation(claim: str, sources: list[str], stated: list[str]) -> str | None:
         return None
     decimals = len(claim.split(".")[1]) if "." in claim else 0
     # Figures of the sources only: not a citation marker, a line number, a row count or a date part.
-    known = {n for source in sources for n in stated_numbers(_STRUCTURE.sub(" ", source))}
-    known = sorted((n for n in known if n in stated and n != claim), key=lambda n: (len(n), n))[:200]
+    found = {n for source in sources for n in stated_numbers(_STRUCTURE.sub(" ", source))}
+    known = sorted((n for n in found if n in stated and n != claim), key=lambda n: (len(n), n))[:200]
     values = [(n, float(n)) for n in known]
     for a, x in values:
         for b, y in values:

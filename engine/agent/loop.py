@@ -17,10 +17,10 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import TYPE_CHECKING, Generator, Iterator, TypeVar
 
 from engine.errors import AccessDenied, Cancelled, HRAssistantError, ModelOutputError, SetupError
-from engine.agent.degenerate import degenerate
+from engine.agent import answer_checks as checks
 from engine.agent.grounding import (as_arithmetic, derivation, number_forms, shown_calculations, stated_numbers,
                                     ungrounded_numbers, unsourced_numbers, written_calculation)
 from engine.model.backend import Generation, ModelBackend
@@ -44,6 +44,9 @@ from engine.agent.plan import (PlanStep, execute, parse_plan, plan_example, plan
 from engine.tools.base import ToolContext, ToolResult
 from engine.tools.registry import TURN_PREFIX, ToolRegistry
 from engine.agent.turn_format import ReActFormat, Segment, TurnFormat, format_observation, neutralise
+
+if TYPE_CHECKING:
+    from engine.identity import Identity
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +81,52 @@ Rules:
 {examples}
 Today is {today}. You are talking to {user} (role: {role}).
 {notes}"""  # noqa: E501 - the prompt's lines are as the model reads them
+
+
+_E = TypeVar("_E", bound=Step)
+
+
+@dataclass
+class _TurnState:
+    """A question being worked by the ReAct loop: what the loop's guards decide from."""
+
+    question: str
+    trace: Trace
+    cancel: threading.Event
+    started: float
+    history_before: list[dict[str, str]]
+    base_sources: list[str]  # the question and the conversation: sources of numbers before any tool ran
+    force_final: bool = False  # the next call must answer (a loop, a denial, small talk)
+    step_no: int = 0
+    at_limit: bool = False
+    allow_tools: bool = True
+    step_started: float = 0.0
+    segments: list[Segment] = field(default_factory=list)
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)  # tool call -> the step that made it
+    calls_per_tool: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    denials: list[str] = field(default_factory=list)  # what the access layer refused in this turn
+    found: bool = False  # a tool returned something (not an error, not a loop note)
+    grounded_retry: bool = False  # the answer is being written again under the grammar of sourced numbers
+    withdrawn: list[str] = field(default_factory=list)  # the numbers of a withdrawn answer
+    calc_retry: bool = False  # an answer that wrote out a calculation was sent back to the calculator once
+    plan_answer: bool = False  # the next call writes the answer to a plan that ran
+    done: bool = False
+
+    def sources(self) -> list[str]:
+        """Where a number may come from: the question, the conversation, the tools' observations."""
+        return self.base_sources + [s.observation for s in self.segments if s.observation and s.tool]
+
+    def record(self, segment: Segment, entry: TraceStep, event: _E) -> _E:
+        """One step of the turn, written once: the prompt segment the model reads next, the trace
+        entry, and the event returned for the caller to yield."""
+        self.keep(segment, entry)
+        return event
+
+    def keep(self, segment: Segment, entry: TraceStep) -> None:
+        """A step of the turn that is no event of its own (the final answer's turn text)."""
+        self.segments.append(segment)
+        self.trace.steps.append(entry)
 
 
 @dataclass
@@ -126,6 +175,7 @@ class Agent:
         self.max_tokens = max_tokens
         self.history: list[dict[str, str]] = []  # user / assistant messages of earlier turns
         self.last_trace: Trace | None = None
+        self.identity: Identity | None = None  # who signed in (set by whoever built the agent)
 
     # -- prompt ---------------------------------------------------------------------------------
     def system_prompt(self) -> str:
@@ -186,8 +236,8 @@ class Agent:
             )
 
     # -- model call -----------------------------------------------------------------------------
-    def _generate(self, prompt: str, grammar: str, max_tokens: int,
-                  cancel: threading.Event) -> Iterator[AnswerToken | Generation]:
+    def _generate(self, prompt: str, grammar: str | None, max_tokens: int,
+                  cancel: threading.Event) -> Iterator[Step | Generation]:
         """One model call: yields the final answer's text as it is written, then the Generation.
 
         Streams through the backend's ``stream()`` in this thread (no per-token hand-over to
@@ -235,217 +285,219 @@ class Agent:
     def run(self, question: str, cancel: threading.Event | None = None) -> Iterator[Step]:
         """Answer ``question``, yielding steps as they happen. The final step is a
         :class:`FinalAnswer` or an :class:`ErrorStep`; the trace is then in ``last_trace``."""
-        cancel = cancel or threading.Event()
-        question = question.strip()
-        trace = Trace(question=question, user=self.context.name or self.context.user, tools=self.tools.names)
-        self.last_trace = trace
-        started = time.perf_counter()
-        question = neutralise(question)
-        self.context.question = question
-        segments: list[Segment] = []
-        seen: dict[tuple[str, str], int] = {}
-        calls_per_tool: dict[str, int] = {}
-        errors: dict[str, int] = {}
-        history_before = list(self.history)
-        base_sources = [question, *(m["content"] for m in self.history)]
-        # The loop's guards: these end in a final answer instead of another tool call.
-        force_final = bool(SMALL_TALK.match(question))
-        # The first answer is written freely; one that states a number with no source is withdrawn and
-        # written again under a grammar that admits only sourced numbers (a checked rewrite: a model
-        # that is told why writes a sentence, where one fenced in at once writes junk).
-        grounded_retry = False
-        denials: list[str] = []  # what the access layer refused in this turn
-        found = False  # a tool returned something (not an error, not a loop note)
-        withdrawn: list[str] = []  # the numbers of a withdrawn answer
-        calc_retry = False  # an answer that wrote out a calculation was sent back to the calculator once
-        plan_answer = False  # the next call writes the answer to a plan that ran
+        state = self._begin(question, cancel or threading.Event())
         try:
             # A question with another part ("…, and how many days do I have left?") is the model's:
             # the walk-through would drop that part.
-            procedure = (self.procedures.match(question)
-                         if self.procedures is not None and not several_parts(question) else None)
+            procedure = (self.procedures.match(state.question)
+                         if self.procedures is not None and not several_parts(state.question) else None)
             if procedure is not None:
-                yield from self._offer_procedure(procedure, question, trace, started)
+                yield from self._offer_procedure(procedure, state.question, state.trace, state.started)
                 return
-            for step_no in range(self.max_steps + 2):
-                at_limit = step_no >= self.max_steps
-                if step_no > self.max_steps and not grounded_retry:
-                    break  # pragma: no cover - the step at the limit always ends the turn
-                allow_tools = not (at_limit or force_final or grounded_retry)
-                if cancel.is_set():
-                    raise Cancelled()
-                prompt, budget = self._fit_prompt(question, segments)
-                sources = base_sources + [s.observation for s in segments if s.observation and s.tool]
-                # The answer after a plan is written once, under the grammar of sourced numbers: every
-                # result is known by then, and a rewrite would be a third model call.
-                numbers = number_forms(sources) if grounded_retry or plan_answer else None
-                if grounded_retry:
-                    budget = min(budget, GROUNDED_RETRY_TOKENS)
-                planning = step_no == 0 and allow_tools and self._plans(question)
-                if planning:
-                    grammar = plan_grammar(self.tools, citations=_passages(sources))
-                else:
-                    grammar = self.format.grammar(self.tools, allow_tools=allow_tools, numbers=numbers,
-                                                  citations=_passages(sources))
-                t0 = time.perf_counter()
-                generation: Generation | None = None
-                for item in self._generate(prompt, grammar, budget, cancel):
-                    if isinstance(item, Generation):
-                        generation = item
-                    else:
-                        if isinstance(item, AnswerToken) and trace.first_token_seconds is None:
-                            trace.first_token_seconds = round(time.perf_counter() - started, 4)
-                        yield item
-                assert generation is not None
-                self._account(trace, generation)
-                stats = generation.stats
-                yield ModelCallStep(round(time.perf_counter() - t0, 4), stats.prompt_evaluated, stats.prompt_reused,
-                                    stats.completion_tokens)
-                if generation.stop_reason == "cancelled":
-                    raise Cancelled()
-                text = self.format.turn_text(generation.text)
-                body = plan_text(text) if planning else None
-                if body is not None:
-                    # The whole plan at once: its steps run now, and the next call writes the answer.
-                    trace.plan = []
-                    outcome = yield from self._run_plan(text, body, sources, trace, seen, calls_per_tool, cancel)
-                    segments.append(outcome.segment)
-                    denials += outcome.denials
-                    found |= outcome.found
-                    if outcome.failed and not outcome.denials:
-                        trace.plan_fallback = True  # what failed is in the observation: ReAct goes on from here
-                    else:
-                        force_final = plan_answer = True
-                    continue
-                try:
-                    turn = self.format.parse(text, self.tools, truncated=generation.stop_reason == "length")
-                except ModelOutputError as exc:
-                    # Unparseable (only possible without a grammar, or cut off): tell the model.
-                    segments.append(Segment(text, f"Error: {exc}"))
-                    trace.steps.append(TraceStep(thought=text.strip(), observation=f"Error: {exc}", ok=False))
-                    yield ObservationStep("", "", f"Error: {exc}", ok=False)
-                    if not allow_tools:
-                        # Even a forced final answer failed (cut off by the token limit): say so honestly.
-                        answer = (f"I could not finish an answer within my limits ({self.max_steps} tool steps, "
-                                  f"{self.max_tokens} tokens per step). Please ask a narrower question, or raise "
-                                  "the limits in Settings.")
-                        self._finish(trace, question, segments + [Segment(self.format.final_text(answer))], answer,
-                                     False, started)
-                        yield FinalAnswer(answer, False)
-                        return
-                    continue
-                if turn.final is not None:
-                    calculation = (written_calculation(turn.final, sources)
-                                   if "calculator" in self.tools.names else None)
-                    if calculation and allow_tools and not calc_retry:
-                        # The arithmetic left to the reader (or done wrong in the text): once, back to the tool.
-                        calc_retry = True
-                        note = (f"Error: the answer writes the calculation {calculation} instead of its result. "
-                                "Work it out with the calculator, then answer with the result.")
-                        segments.append(Segment(text, note))
-                        trace.steps.append(TraceStep(turn.thought, observation=note, ok=False))
-                        yield AnswerRetracted(note)
-                        continue
-                    final = turn.final
-                    if calculation:
-                        # No tool step left (or sent back once already): the calculator works out what the
-                        # answer wrote, and the answer shows the result next to it.
-                        final, worked = self._work_out(final, sources, trace)
-                        sources = sources + worked
-                        if worked:
-                            text = self._replace_answer(text, turn.final, final)
-                    sources = sources + self._confirm(final, sources, trace)
-                    unsourced = ungrounded_numbers(final, sources, citations=_passages(sources))
-                    if unsourced and denials and not found:
-                        # Denied, nothing else found, and a figure made up to fill the gap: the access
-                        # layer's own words are the whole honest answer (no second model call).
-                        answer = "I can't tell you that. " + " ".join(dict.fromkeys(denials))
-                        segments.append(Segment(self._replace_answer(text, turn.final, answer)))
-                        trace.steps.append(TraceStep(turn.thought, observation=f"(withdrawn: {turn.final})",
-                                                     ok=False))
-                        trace.ungrounded_numbers = []
-                        yield AnswerRetracted(f"the answer states {', '.join(unsourced)}, which no tool returned")
-                        self._finish(trace, question, segments, answer, True, started)
-                        yield FinalAnswer(answer, True, [])
-                        return
-                    if unsourced and not grounded_retry:
-                        grounded_retry, withdrawn = True, unsourced
-                        note = (f"Error: the answer states {', '.join(unsourced)}, which no observation and not the "
-                                "question contains. Answer again with only numbers that an observation or the "
-                                "question gives; where you do not have a figure, say that you do not know it.")
-                        segments.append(Segment(text, note))
-                        trace.steps.append(TraceStep(turn.thought, observation=note, ok=False))
-                        yield AnswerRetracted(note)
-                        continue
-                    answer = final
-                    broken = degenerate(answer)
-                    if broken:
-                        trace.checks.append(f"the answer was broken text ({broken}); replaced")
-                    if broken or grounded_retry and (generation.stop_reason == "length" or unsourced):
-                        # The rewrite fought the grammar (a loop of allowed numbers, or no end): nothing in it
-                        # can be trusted, so the engine says plainly what it could not do.
-                        answer = ("I could not write an answer that I can back with what the tools returned, and I "
-                                  "will not give a figure that no tool gave me. Please ask in other words, or ask HR.")
-                        log.info("grounded rewrite failed; withdrawn numbers: %s", withdrawn)
-                        text = self.format.final_text(answer)
-                        unsourced = []
-                    complete = not at_limit and generation.stop_reason != "length"
-                    if at_limit:
-                        answer = (f"(I reached my limit of {self.max_steps} tool steps, so this answer may be "
-                                  f"incomplete.)\n\n{answer}")
-                    segments.append(Segment(text))
-                    trace.steps.append(TraceStep(thought=turn.thought))
-                    trace.ungrounded_numbers = unsourced
-                    self._finish(trace, question, segments, answer, complete, started)
-                    yield FinalAnswer(answer, complete, trace.ungrounded_numbers)
-                    return
-                yield ActionStep(turn.action, turn.action_input)
-                key = (turn.action, self.tools.get(turn.action).normalise_input(turn.action_input))
-                t1 = time.perf_counter()
-                data = None
-                calls_per_tool[turn.action] = calls_per_tool.get(turn.action, 0) + 1
-                unsourced = (unsourced_numbers(turn.action_input, sources)
-                             if self._sourced(turn.action) else [])
-                if key in seen:
-                    observation = f"(Same call as step {seen[key]}: see its observation above.)"
-                    ok, cached, by_loop = True, True, True
-                    force_final = True  # a repeat is a loop: answer with what is known
-                elif unsourced:
-                    observation = (f"Error: {', '.join(unsourced)} "
-                                   f"{'is' if len(unsourced) == 1 else 'are'} not in the question, the conversation "
-                                   "or any observation. Look the number up first with a tool; never guess a figure.")
-                    ok, cached, by_loop = False, False, True
-                else:
-                    seen[key] = step_no + 1
-                    cached, by_loop = False, False
-                    result, error = self._run_tool(turn.action, turn.action_input)
-                    ok, observation, data, denied = self._outcome(turn.action, result, error)
-                    if denied:
-                        # Asking again in other words cannot change who the user is: answer now.
-                        force_final = True
-                        denials.append(denied)
-                found |= ok and not by_loop
-                if not ok:
-                    errors[observation] = errors.get(observation, 0) + 1
-                    force_final |= errors[observation] >= 2  # the same error twice: stop retrying
-                force_final |= calls_per_tool[turn.action] >= 3  # one tool again and again: a loop
-                tool_seconds = time.perf_counter() - t1
-                trace.tool_seconds += tool_seconds
-                # The model sees a tool's result delimited as data; the trace and the window show it plain.
-                shown = format_observation(observation, source=turn.action if ok and not by_loop else "")
-                observation = format_observation(observation)
-                # The loop's own notes are no source of numbers (they quote the unsourced ones).
-                segments.append(Segment(text, shown, tool="" if by_loop else turn.action))
-                trace.steps.append(TraceStep(turn.thought, turn.action, turn.action_input, observation, ok, cached,
-                                             round(time.perf_counter() - t0, 4)))
-                yield ObservationStep(turn.action, turn.action_input, observation, ok, round(tool_seconds, 4),
-                                      cached, data)
-            raise AssertionError("unreachable: the last step only allows a final answer")  # pragma: no cover
+            while not state.done:
+                if state.step_no > self.max_steps + 1:  # pragma: no cover - the step at the limit always ends the turn
+                    raise AssertionError("unreachable: the last step only allows a final answer")
+                yield from self._step(state)
+                state.step_no += 1
         except HRAssistantError as exc:
-            self.history = history_before
-            trace.error = str(exc)
-            trace.seconds = round(time.perf_counter() - started, 4)
+            self.history = state.history_before
+            state.trace.error = str(exc)
+            state.trace.seconds = round(time.perf_counter() - state.started, 4)
             yield ErrorStep(exc.message, exc.hint, type(exc).__name__)
+
+    def _begin(self, question: str, cancel: threading.Event) -> _TurnState:
+        question = question.strip()
+        trace = Trace(question=question, user=self.context.name or self.context.user, tools=self.tools.names)
+        self.last_trace = trace
+        question = neutralise(question)
+        self.context.question = question
+        return _TurnState(question=question, trace=trace, cancel=cancel, started=time.perf_counter(),
+                          history_before=list(self.history),
+                          base_sources=[question, *(m["content"] for m in self.history)],
+                          force_final=bool(SMALL_TALK.match(question)))
+
+    def _step(self, state: _TurnState) -> Iterator[Step]:
+        """One model call and what follows from it: a plan run, a tool call, or the final answer."""
+        state.at_limit = state.step_no >= self.max_steps
+        state.allow_tools = not (state.at_limit or state.force_final or state.grounded_retry)
+        if state.cancel.is_set():
+            raise Cancelled()
+        prompt, budget = self._fit_prompt(state.question, state.segments)
+        sources = state.sources()
+        # The answer after a plan is written once, under the grammar of sourced numbers: every
+        # result is known by then, and a rewrite would be a third model call.
+        numbers = number_forms(sources) if state.grounded_retry or state.plan_answer else None
+        if state.grounded_retry:
+            budget = min(budget, GROUNDED_RETRY_TOKENS)
+        planning = state.step_no == 0 and state.allow_tools and self._plans(state.question)
+        if planning:
+            grammar = plan_grammar(self.tools, citations=_passages(sources))
+        else:
+            grammar = self.format.grammar(self.tools, allow_tools=state.allow_tools, numbers=numbers,
+                                          citations=_passages(sources))
+        state.step_started = time.perf_counter()
+        generation = yield from self._call(state, prompt, grammar, budget)
+        text = self.format.turn_text(generation.text)
+        body = plan_text(text) if planning else None
+        if body is not None:
+            yield from self._after_plan(state, text, body, sources)
+            return
+        try:
+            turn = self.format.parse(text, self.tools, truncated=generation.stop_reason == "length")
+        except ModelOutputError as exc:
+            yield from self._unparsed(state, text, exc)
+            return
+        if turn.final is not None:
+            yield from self._final(state, turn, text, sources, generation)
+        else:
+            yield from self._act(state, turn, text, sources)
+
+    def _call(self, state: _TurnState, prompt: str, grammar: str,
+              budget: int) -> Generator[Step, None, Generation]:
+        """The model call of a step: yields its tokens and its accounting; returns the Generation."""
+        generation: Generation | None = None
+        for item in self._generate(prompt, grammar, budget, state.cancel):
+            if isinstance(item, Generation):
+                generation = item
+            else:
+                if isinstance(item, AnswerToken) and state.trace.first_token_seconds is None:
+                    state.trace.first_token_seconds = round(time.perf_counter() - state.started, 4)
+                yield item
+        assert generation is not None
+        self._account(state.trace, generation)
+        stats = generation.stats
+        yield ModelCallStep(round(time.perf_counter() - state.step_started, 4), stats.prompt_evaluated,
+                            stats.prompt_reused, stats.completion_tokens)
+        if generation.stop_reason == "cancelled":
+            raise Cancelled()
+        return generation
+
+    def _after_plan(self, state: _TurnState, text: str, body: str, sources: list[str]) -> Iterator[Step]:
+        """The whole plan at once: its steps run now, and the next call writes the answer."""
+        state.trace.plan = []
+        outcome = yield from self._run_plan(text, body, sources, state.trace, state.seen, state.calls_per_tool,
+                                            state.cancel)
+        state.segments.append(outcome.segment)
+        state.denials += outcome.denials
+        state.found |= outcome.found
+        if outcome.failed and not outcome.denials:
+            state.trace.plan_fallback = True  # what failed is in the observation: ReAct goes on from here
+        else:
+            state.force_final = state.plan_answer = True
+
+    def _unparsed(self, state: _TurnState, text: str, exc: ModelOutputError) -> Iterator[Step]:
+        """Unparseable output (only possible without a grammar, or cut off): tell the model."""
+        yield state.record(Segment(text, f"Error: {exc}"),
+                           TraceStep(thought=text.strip(), observation=f"Error: {exc}", ok=False),
+                           ObservationStep("", "", f"Error: {exc}", ok=False))
+        if not state.allow_tools:
+            # Even a forced final answer failed (cut off by the token limit): say so honestly.
+            answer = (f"I could not finish an answer within my limits ({self.max_steps} tool steps, "
+                      f"{self.max_tokens} tokens per step). Please ask a narrower question, or raise "
+                      "the limits in Settings.")
+            state.segments.append(Segment(self.format.final_text(answer)))
+            yield self._end(state, answer, False)
+
+    def _final(self, state: _TurnState, turn, text: str, sources: list[str], generation: Generation) -> Iterator[Step]:
+        """A final answer, through the checks of :mod:`engine.agent.answer_checks` in order."""
+        calculation = written_calculation(turn.final, sources) if "calculator" in self.tools.names else None
+        note = checks.calculation_note(calculation, tools_left=state.allow_tools, sent_back=state.calc_retry)
+        if note:  # the arithmetic left to the reader (or done wrong in the text): once, back to the tool
+            state.calc_retry = True
+            yield state.record(Segment(text, note), TraceStep(turn.thought, observation=note, ok=False),
+                               AnswerRetracted(note))
+            return
+        final = turn.final
+        if calculation:
+            # No tool step left (or sent back once already): the calculator works out what the
+            # answer wrote, and the answer shows the result next to it.
+            final, worked = self._work_out(final, sources, state.trace)
+            sources = sources + worked
+            if worked:
+                text = self._replace_answer(text, turn.final, final)
+        sources = sources + self._confirm(final, sources, state.trace)
+        unsourced = ungrounded_numbers(final, sources, citations=_passages(sources))
+        denied = checks.denial_answer(unsourced, state.denials, state.found)
+        if denied:  # no second model call: the access layer's words are the honest answer
+            state.trace.ungrounded_numbers = []
+            yield state.record(Segment(self._replace_answer(text, turn.final, denied)),
+                               TraceStep(turn.thought, observation=f"(withdrawn: {turn.final})", ok=False),
+                               AnswerRetracted(f"the answer states {', '.join(unsourced)}, which no tool returned"))
+            yield self._end(state, denied, True, [])
+            return
+        note = checks.grounding_note(unsourced, rewritten=state.grounded_retry)
+        if note:
+            # Written again under a grammar that admits only sourced numbers (a checked rewrite: a model
+            # that is told why writes a sentence, where one fenced in at once writes junk).
+            state.grounded_retry, state.withdrawn = True, unsourced
+            yield state.record(Segment(text, note), TraceStep(turn.thought, observation=note, ok=False),
+                               AnswerRetracted(note))
+            return
+        answer, replaced, check = checks.settled_answer(final, rewritten=state.grounded_retry,
+                                              cut_off=generation.stop_reason == "length", unsourced=unsourced)
+        if check:
+            state.trace.checks.append(check)
+        if replaced:
+            log.info("grounded rewrite failed; withdrawn numbers: %s", state.withdrawn)
+            text, unsourced = self.format.final_text(answer), []
+        complete = not state.at_limit and generation.stop_reason != "length"
+        if state.at_limit:
+            answer = checks.at_limit(answer, self.max_steps)
+        state.keep(Segment(text), TraceStep(thought=turn.thought))
+        yield self._end(state, answer, complete, unsourced)
+
+    def _act(self, state: _TurnState, turn, text: str, sources: list[str]) -> Iterator[Step]:
+        """A tool call, unless a guard stops it (a repeat, a number with no source); its observation."""
+        yield ActionStep(turn.action, turn.action_input)
+        key = (turn.action, self.tools[turn.action].normalise_input(turn.action_input))
+        t1 = time.perf_counter()
+        data = None
+        state.calls_per_tool[turn.action] = state.calls_per_tool.get(turn.action, 0) + 1
+        unsourced = unsourced_numbers(turn.action_input, sources) if self._sourced(turn.action) else []
+        if key in state.seen:
+            observation = f"(Same call as step {state.seen[key]}: see its observation above.)"
+            ok, cached, by_loop = True, True, True
+            state.force_final = True  # a repeat is a loop: answer with what is known
+        elif unsourced:
+            observation = (f"Error: {', '.join(unsourced)} {'is' if len(unsourced) == 1 else 'are'} not in the "
+                           "question, the conversation or any observation. Look the number up first with a tool; "
+                           "never guess a figure.")
+            ok, cached, by_loop = False, False, True
+        else:
+            state.seen[key] = state.step_no + 1
+            cached, by_loop = False, False
+            result, error = self._run_tool(turn.action, turn.action_input)
+            ok, observation, data, denied = self._outcome(turn.action, result, error)
+            if denied:
+                # Asking again in other words cannot change who the user is: answer now.
+                state.force_final = True
+                state.denials.append(denied)
+        state.found |= ok and not by_loop
+        if not ok:
+            state.errors[observation] = state.errors.get(observation, 0) + 1
+            state.force_final |= state.errors[observation] >= 2  # the same error twice: stop retrying
+        state.force_final |= state.calls_per_tool[turn.action] >= 3  # one tool again and again: a loop
+        tool_seconds = time.perf_counter() - t1
+        state.trace.tool_seconds += tool_seconds
+        # The model sees a tool's result delimited as data; the trace and the window show it plain.
+        shown = format_observation(observation, source=turn.action if ok and not by_loop else "")
+        observation = format_observation(observation)
+        # The loop's own notes are no source of numbers (they quote the unsourced ones).
+        yield state.record(Segment(text, shown, tool="" if by_loop else turn.action),
+                           TraceStep(turn.thought, turn.action, turn.action_input, observation, ok, cached,
+                                     round(time.perf_counter() - state.step_started, 4)),
+                           ObservationStep(turn.action, turn.action_input, observation, ok, round(tool_seconds, 4),
+                                           cached, data))
+
+    def _end(self, state: _TurnState, answer: str, complete: bool, unsourced: list[str] | None = None) -> FinalAnswer:
+        """The turn's last event: the trace is finished and the turn kept in the history."""
+        if unsourced is not None:
+            state.trace.ungrounded_numbers = unsourced
+        self._finish(state.trace, state.question, state.segments, answer, complete, state.started)
+        state.done = True
+        if unsourced is None:
+            return FinalAnswer(answer, complete)
+        return FinalAnswer(answer, complete, state.trace.ungrounded_numbers)
 
     def _offer_procedure(self, procedure, question: str, trace: Trace, started: float) -> Iterator[Step]:
         """A procedure question: check it applies (the user's own record, under the access rules) and
@@ -476,7 +528,7 @@ class Agent:
     def _run_tool(self, name: str, tool_input: str) -> tuple[ToolResult | None, BaseException | None]:
         """Run one tool; an error is returned, not raised (except a setup error, which ends the run)."""
         try:
-            return self.tools.get(name).run(tool_input, self.context), None
+            return self.tools[name].run(tool_input, self.context), None
         except SetupError:
             raise
         except Exception as exc:
@@ -496,7 +548,7 @@ class Agent:
         return False, f"Error: the {name} tool failed ({type(error).__name__}).", None, ""
 
     def _run_plan(self, text: str, body: str, sources: list[str], trace: Trace, seen: dict,
-                  calls_per_tool: dict[str, int], cancel: threading.Event):
+                  calls_per_tool: dict[str, int], cancel: threading.Event) -> Generator[Step, None, _PlanOutcome]:
         """Run a plan's steps (a generator of steps; returns a :class:`_PlanOutcome`)."""
         thought = text.split("\n", 1)[0].removeprefix(TURN_PREFIX).strip()
         try:
@@ -525,6 +577,7 @@ class Agent:
             result, error = self._run_tool(step.tool, tool_input)
             if error is not None:
                 raise error
+            assert result is not None
             return result, time.perf_counter() - t0
 
         for event, item in execute(steps, run_step):
@@ -539,7 +592,7 @@ class Agent:
                 ok, observation, data, denied = False, "(not run: a step it needs failed)", None, ""
             else:
                 ok, observation, data, denied = self._outcome(step.tool, item.result, item.error)
-                seen[(step.tool, self.tools.get(step.tool).normalise_input(item.run_input))] = 1
+                seen[(step.tool, self.tools[step.tool].normalise_input(item.run_input))] = 1
                 trace.tool_seconds += item.seconds
             if denied:
                 outcome.denials.append(denied)
@@ -579,15 +632,15 @@ class Agent:
                 confirmed += self._calculate(plain, "The answer showed a calculation", trace)
         stated = stated_numbers(answer)  # a figure worked out in the head must show what it is made of
         for claim in ungrounded_numbers(answer, sources + confirmed, citations=_passages(sources)):
-            expression = derivation(claim, sources + confirmed, stated)
-            if expression is not None:
-                confirmed += self._calculate(expression, "The answer worked out a figure", trace)
+            derived = derivation(claim, sources + confirmed, stated)
+            if derived is not None:
+                confirmed += self._calculate(derived, "The answer worked out a figure", trace)
         return confirmed
 
     def _calculate(self, expression: str, why: str, trace: Trace) -> list[str]:
         """The calculator's observation of ``expression`` (recorded in the trace), or none if it fails."""
         try:
-            result = self.tools.get("calculator").run(expression, self.context)
+            result = self.tools["calculator"].run(expression, self.context)
         except HRAssistantError:
             return []
         trace.steps.append(TraceStep(f"({why}; the calculator confirmed it.)", "calculator", expression,
@@ -604,7 +657,7 @@ class Agent:
                 break
             plain = as_arithmetic(expression)
             try:
-                result = self.tools.get("calculator").run(f"round({plain}, 2)", self.context)
+                result = self.tools["calculator"].run(f"round({plain}, 2)", self.context)
             except HRAssistantError:
                 break  # not a calculation after all (a division by zero, say): leave the text as written
             value = result.text.rsplit("=", 1)[-1].strip()

@@ -29,9 +29,9 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Generator, Iterator
 
-from engine.agent.applies import Figure
+from engine.agent.applies import Figure, probation_length, probation_note
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, plain_number, shown_value,
                                     substitute, variable_name)
 from engine.agent.evidence import APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits, render_passages
@@ -45,7 +45,10 @@ from engine.agent.slots import SlotGrammar, cut_ties
 from engine.agent.steps import (ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                                 StageStarted, Step, ThoughtStep, Trace, TraceStep)
 from engine.agent.turn_format import format_observation, neutralise
-from engine.agent.units import line_problem, pay_ceiling, unit_of
+from engine.agent.units import culprits, line_problem, pay_ceiling, unit_of
+from engine.tools.employee_data import EmployeeDataTool
+from engine.tools.leave_request import LeaveRequestTool
+from engine.tools.policy_search import PolicySearchTool
 from engine.errors import AccessDenied, Cancelled, HRAssistantError, SetupError, ToolInputError
 from engine.model.backend import Generation
 
@@ -127,6 +130,8 @@ class Part:
     route: Route | None = None
     passages: list[Passage] = field(default_factory=list)
     picked: list[Unit] = field(default_factory=list)
+    about_you: dict[str, str] = field(default_factory=dict)  # unit label -> what code knows of the person for it
+    decided_by: list[Unit] = field(default_factory=list)  # the rules whose yes or no code stated
     fields: list[str] = field(default_factory=list)  # record lines picked
     calculations: list[Calculation] = field(default_factory=list)
     data: str = ""  # the data query's result, as the model read it
@@ -176,7 +181,7 @@ class RoutedAgent(Agent):
         if self._profile is None:
             from engine.data.profile import Profile, build_profile
 
-            data = self.tools.get("employee_data")
+            data = self.tools.of(EmployeeDataTool)
             if data is None or not self.context.user:
                 self._profile = Profile(name=self.context.name or self.context.user or "an employee",
                                         role=self.context.role, today=self.context.today)
@@ -329,7 +334,7 @@ class _Turn:
         self.partial += text if text.endswith("\n") else text + "\n"
 
     def call(self, header: str, grammar: str, max_tokens: int, *, stream: bool = False,
-             stop: tuple[str, ...] = (), doing: str = "") -> Iterator[Step]:
+             stop: tuple[str, ...] = (), doing: str = "") -> Generator[Step, None, str]:
         """One model call continuing the assistant message after ``header``; returns the text written.
         ``doing`` says what the call is for, as the person reads it while it runs."""
         a = self.agent
@@ -386,7 +391,7 @@ class _Turn:
         return name.split()[0] if name.split() else "the employee"
 
     # -- 1. route -------------------------------------------------------------------------------------------
-    def route(self, part: Part, several: bool) -> Iterator[Step]:
+    def route(self, part: Part, several: bool) -> Generator[Step, None, Route]:
         a = self.agent
         self._part_texts.append(part.text)
         allowed = a.allowed_kinds()
@@ -427,9 +432,9 @@ class _Turn:
         """Other employees the text names (whole names as the data writes them)."""
         from engine.data.employees import normalise_name
 
-        data = self.agent.tools.get("employee_data")
+        data = self.agent.tools.of(EmployeeDataTool)
         col = data.table.role("name") if data is not None else None
-        if not col or not text:
+        if data is None or not col or not text:
             return []
         q = " " + re.sub(r"[^\w]+", " ", normalise_name(text)) + " "
         me = normalise_name(self.agent.profile.name)
@@ -442,9 +447,9 @@ class _Turn:
         return out
 
     def _named_groups(self, text: str) -> list[str]:
-        data = self.agent.tools.get("employee_data")
+        data = self.agent.tools.of(EmployeeDataTool)
         col = data.table.role("department") if data is not None else None
-        if not col:
+        if data is None or not col:
             return []
         values = {v for v in data.table.df[col] if isinstance(v, str) and len(v) > 2}
         return [v for v in values if re.search(r"\b" + re.escape(v) + r"\b", text)]
@@ -476,7 +481,7 @@ class _Turn:
 
     def _policy(self, part: Part, several: bool, calculate: bool) -> Iterator[Step]:
         a = self.agent
-        search = a.tools.get("policy_search")
+        search = a.tools.need(PolicySearchTool)
         hint = self.question
         if a.history and _ANAPHORA.search(part.text):
             hint = f"{self._last_question()} {self.question}"
@@ -505,6 +510,13 @@ class _Turn:
                                     bonus=0.0 if calculate else APPLIES_BONUS)
         part.picked = units
         part.applies = applies
+        if part.kind == "policy_me":
+            profile = a.profile
+            # (a rule "after passing probation" says nothing of its length; the handbook's other sentences may)
+            length = next((n for p in part.passages for u in p.units if (n := probation_length(u.text))), None) \
+                or handbook_probation(search.index)
+            part.about_you = {u.label: note for u in units
+                              if (note := probation_note(u.text, profile.probation, profile.service_days, length))}
         which = self._which(part, several)
         if not hits:
             shown = "The policies say nothing about this."
@@ -526,7 +538,7 @@ class _Turn:
 
         a = self.agent
         profile = a.profile
-        data = a.tools.get("employee_data")
+        data = a.tools.of(EmployeeDataTool)
         out: list[Variable] = []
         taken: set[str] = set()
 
@@ -572,7 +584,7 @@ class _Turn:
         a sick-leave question); where none is named, all of them."""
         from engine.agent.slots import distinctive_words
 
-        data = self.agent.tools.get("employee_data")
+        data = self.agent.tools.of(EmployeeDataTool)
         context = " ".join([part.text, *(u.text for u in part.picked)])
         words = distinctive_words(context)
         kept = []
@@ -595,14 +607,38 @@ class _Turn:
 
     def _code(self, part: Part, sources: list[str], header: str = "```python\n") -> Iterator[Step]:
         variables = self._declared
+        refused: frozenset[str] = frozenset()
         for attempt in range(2):
-            text = yield from self.call(header, code_grammar(variables, sources), SLOT_TOKENS,
+            text = yield from self.call(header, code_grammar(variables, sources, refused=refused), SLOT_TOKENS,
                                         doing="Writing the calculation")
             self.partial += "```\n"
             yield from self._run_code(part, parse_code(text), variables, sources)
             if attempt or not part.calculations or not part.calculations[-1].error:
                 return
-            self.tell("Write the lines again, with the variables above and the figures of the policy only.")
+            left_out = self._culprits(part, variables)
+            # A name given to a line of bare constants ("share = 1/2") is not offered again either.
+            refused = frozenset(c.name for c in part.calculations if c.constant)
+            if left_out:
+                # The next attempt's grammar lacks them: told "write it again" alone, a small model writes
+                # the same lines again.
+                variables = [v for v in variables if v.name not in left_out]
+                names = ", ".join(left_out)
+                self.tell(f"{names} {'does' if len(left_out) == 1 else 'do'} not belong in this calculation. "
+                          "Write the lines again without it, with the other variables and the figures of the "
+                          "policy only.")
+            else:
+                self.tell("Write the lines again, with the variables above and the figures of the policy only.")
+
+    @staticmethod
+    def _culprits(part: Part, variables: list[Variable]) -> list[str]:
+        """The figures a refused calculation's impossible line rests on that the question never asked about."""
+        from engine.agent.slots import distinctive_words
+
+        failed = next((i for i, c in enumerate(part.calculations) if c.implausible), None)
+        if failed is None:
+            return []
+        return culprits([c.code for c in part.calculations], failed, {v.name: unit_of(v) for v in variables},
+                        distinctive_words(part.text))
 
     def _calc_examples(self, part: Part) -> str:
         bank = self.agent.examples
@@ -635,6 +671,7 @@ class _Turn:
                 if not _NAMES.findall(written) and not set(numbers_in(written)) & number_forms(sources):
                     # "share = 0": a line of bare constants is a figure nobody gave (constants are there to
                     # combine figures, not to be one).
+                    calc.constant = True
                     raise ToolInputError(f"{written.strip()} uses none of the figures.")
                 missing = unsourced_numbers(calc.expression, sources + [v.render() for v in variables]
                                             + list(expressions.values()))
@@ -646,6 +683,7 @@ class _Turn:
                 calc.value = float(result.data["value"])
                 problem, units[calc.name] = line_problem(calc.code, units, calc.value, ceiling)
                 if problem:  # worked out faithfully, yet no figure the question could want: written again
+                    calc.implausible = True
                     raise ToolInputError(f"{calc.name} = {calc.value:,.2f} cannot be right: {problem}.")
                 calc.text = shown_value(calc.value)
                 expressions[calc.name] = calc.expression
@@ -665,7 +703,7 @@ class _Turn:
         done = part.worked()
         if not done:  # a chain whose answer failed: its first steps are no figure the answer may state
             del self.results[kept[0]:], part.sources[kept[1]:]
-        if done:
+        if done and done[-1].value is not None:
             self.part_values.append((part.number, done[-1].value))
             part.summary = f"The result is {done[-1].text}."
         self.tell("The calculator: " + "; ".join(c.render() for c in calculations))
@@ -674,6 +712,8 @@ class _Turn:
         heading = heading_of(part.passages, unit)
         text = unit.text.lstrip("-*• ")
         note = f" (this applies to you: {part.applies[unit.label]})" if unit.label in part.applies else ""
+        if unit.label in part.about_you:
+            note += f" (for you: {part.about_you[unit.label]})"
         return f"[{unit.passage}] " + (f"{heading}: " if heading else "") + text + note
 
     def _record_step(self, what: str) -> Iterator[Step]:
@@ -707,7 +747,7 @@ class _Turn:
 
     def _data(self, part: Part, several: bool) -> Iterator[Step]:
         a = self.agent
-        data = a.tools.get("employee_data")
+        data = a.tools.need(EmployeeDataTool)
         viewer = data.viewer(a.context.user)
         names = self._named_people(" ".join([*self._conversation()[-2:], part.text]))
         # Whose rows is code's choice: a question about the team is about the direct reports, any other about
@@ -757,7 +797,7 @@ class _Turn:
 
     def _leave(self, part: Part, several: bool) -> Iterator[Step]:
         a = self.agent
-        tool = a.tools.get("leave_request")
+        tool = a.tools.need(LeaveRequestTool)
         grammar = 'root ::= in-leave "\\n"\n' + tool.grammar_rules("in-leave") + "\n"
         # Code reads the days off the question: the model copied today's date for a request "from 14 July".
         from engine.agent.dates import question_dates
@@ -845,7 +885,7 @@ class _Turn:
         sources += part.sources
         return sources
 
-    def _answer_part(self, part: Part, count: int) -> Iterator[Step]:
+    def _answer_part(self, part: Part, count: int) -> Generator[Step, None, tuple[str, list[str]]]:
         a = self.agent
         sources = self._part_sources(part)
         if part.kind in ("policy_calc", "my_calc", "calculation") and part.calculations and not part.worked():
@@ -886,11 +926,22 @@ class _Turn:
         if summary:
             ask = f"{summary}\n{ask}"
         # A yes/no question about me that the one rule code found to apply settles: its yes or no is code's.
-        opening = decided_reply(part.text, [u.text for u in part.picked if u.label in part.applies])
+        applying = [u for u in part.picked if u.label in part.applies]
+        opening, mark = decided_reply(part.text, [u.text for u in applying]), "'this applies to you'"
+        part.decided_by = applying if opening else []
+        if not opening:  # a rule about probation, and what the record says of the person's: code says it all
+            noted = [u for u in part.picked if u.label in part.about_you]
+            reply = probation_reply(part.text, [(u.text, part.about_you[u.label]) for u in noted])
+            part.decided_by = [u for u in noted if _probation_rule(u.text, part.about_you[u.label]) == reply]
+            if reply:
+                self.trace.checks.append(f"part {part.number}: the probation rule and the record say {reply.lower()}")
+                stated = probation_sentence(reply, part.decided_by[0], part.about_you[part.decided_by[0].label])
+                yield AnswerToken(stated)
+                return stated, sources
         row = "" if opening or part.kind not in ("policy", "policy_me") else applying_row(part)
         if opening:
             self.trace.checks.append(f"part {part.number}: the rule that applies says {opening.lower()}")
-            ask = ask.replace("Now answer", f"The sentence marked 'this applies to you' decides it: {opening}. Now answer")
+            ask = ask.replace("Now answer", f"The sentence marked {mark} decides it: {opening}. Now answer")
         elif row:
             # The row of a list that code found to apply (by length of service, a figure or a relative of the
             # question) is the answer, in the policy's words. A model going on from it copied the next rows'
@@ -907,7 +958,9 @@ class _Turn:
         written = yield from self.call(header, grammar, min(ANSWER_TOKENS, a.max_tokens), stream=True,
                                        stop=ANSWER_STOPS)
         # (the marks code put on the offered sentences are for the model, not for the answer it copies them into)
-        written = re.sub(r"\s*\(this applies to you: [^)]*\)", "", written)
+        written = re.sub(r"\s*\((this applies to you|for you): [^)]*\)", "", written)
+        if header:  # "No, 1. You are not …": a list number copied from a numbered step offered
+            written = re.sub(r"^\s*\d{1,2}[.)]\s+", "", written)
         return _unrepeated(header + written.strip()), sources
 
     def _missing_figures(self, parts: list[Part], answer: str) -> str:
@@ -956,7 +1009,7 @@ class _Turn:
         cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer)}
         used: list[Unit] = []
         for p in parts:
-            mine = [u for u in p.picked if set(numbers_in(u.text)) & stated]
+            mine = list(p.decided_by) or [u for u in p.picked if set(numbers_in(u.text)) & stated]
             if not mine and p.picked:
                 mine = [next((u for u in p.picked if u.label in p.applies or u.passage in cited), p.picked[0])]
             used += [u for u in mine if u not in used]
@@ -1049,6 +1102,83 @@ def decided_reply(question: str, applying: list[str]) -> str:
         return "No"
     if _GRANTS.search(rule):
         return "Yes"
+    return ""
+
+
+#: A rule for those past probation ("who have completed probation", "until the introductory period ends") ...
+_AFTER_PROBATION = re.compile(r"\b(completed|completion of|after|passed|passing|end of|ended|finish(ed)?)\s+"
+                              r"(the |their |your |his |her |an? )?(probation|introductory|trial)"
+                              r"|\buntil\b[^.;]{0,50}\b(probation|introductory|trial)", re.I)
+#: ... and for those in it ("during the first 90 days of probation", "employees on probation").
+_IN_PROBATION = re.compile(r"\b(during|within)\b[^.;]{0,40}?\b(probation|introductory|trial)"
+                           r"|\b(on|in)\s+(the |their |your |his |her |an? )?(probation|introductory|trial)", re.I)
+
+
+def probation_reply(question: str, noted: list[tuple[str, str]]) -> str:
+    """"Yes" or "No" where a yes/no question about the asker is settled by the rules about probation
+    among the offered sentences (all that settle it the same way), and what code knows of the
+    person's probation (``noted``: each rule's text and code's note on it, see
+    :func:`engine.agent.applies.probation_note`), else "".
+    "Employees who have completed probation may work remotely" to someone on probation is a no."""
+    if not _YES_NO.search(question) or _NOT_SETTLED.search(question):
+        return ""
+    replies = {r for r in (_probation_rule(rule, note) for rule, note in noted) if r}
+    return replies.pop() if len(replies) == 1 else ""
+
+
+def handbook_probation(index) -> int | None:
+    """The length of probation in days as the first passage of the policies that states it says
+    (passages that address the assistant are not read), or None."""
+    from engine.policy.index import addresses_assistant
+
+    chunks = getattr(index, "chunks", None) or []
+    key = (id(index), len(chunks), getattr(index, "fingerprint", None))
+    if _HANDBOOK_PROBATION.get("key") != key:
+        length = next((n for c in chunks if not addresses_assistant(c) and (n := probation_length(c.text))), None)
+        _HANDBOOK_PROBATION.update(key=key, length=length)
+    return _HANDBOOK_PROBATION["length"]
+
+
+_HANDBOOK_PROBATION: dict = {}
+
+
+def probation_sentence(reply: str, rule: Unit, note: str) -> str:
+    """Code's whole answer where a probation rule and the record settle a yes/no question: the reply,
+    where the person stands (from the record or their days of service) and the rule in its words.
+    ("No: you are on probation now (employment_status: Probation), and the policy says: Employees on
+    probation … may not take it until probation ends [1].") A model going on from "No, " wrote about
+    something else."""
+    state, _, source = note.partition("; ")
+    if state.startswith(("probation ends", "probation ended")):
+        where = f"your {state}"
+    elif state.startswith(("on probation", "not on probation")):
+        where = f"you are {state}"
+    else:
+        where = state
+    where += f" ({source})" if source else ""
+    text = re.sub(r"^\s*(?:[-*•–]|[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+", "",
+                  rule.text).strip().rstrip(".;")
+    return f"{reply}: {where}, and the policy says: {text} [{rule.passage}]."
+
+
+def _probation_rule(rule: str, note: str) -> str:
+    if re.search(r"^on probation now|still in it|^probation ends on", note):
+        on = True
+    elif re.search(r"^not on probation|completed it|^probation ended on", note):
+        on = False
+    else:
+        return ""
+    denies, grants = bool(_DENIES.search(rule)), bool(_GRANTS.search(rule))
+    if _AFTER_PROBATION.search(rule) and not _IN_PROBATION.search(rule):
+        if grants and not denies:
+            return "No" if on else "Yes"
+        if denies and on:  # "cannot … until probation is completed": while in it, a no
+            return "No"
+    elif _IN_PROBATION.search(rule) and on:  # a rule for people in probation, and the person is
+        if denies:
+            return "No"
+        if grants:
+            return "Yes"
     return ""
 
 

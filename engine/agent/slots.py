@@ -400,13 +400,13 @@ class SlotGrammar:
         if q.result == "names":
             return f"{frame}[[{name}]]" if name else f"len({frame})"
         if q.result == "list":
-            cols = list(dict.fromkeys(([self.name_col] if self.name_col else []) + q.columns))
-            return f"{frame}[[{', '.join(json.dumps(c, ensure_ascii=False) for c in cols)}]]"
+            listed = list(dict.fromkeys(([self.name_col] if self.name_col else []) + q.columns))
+            return f"{frame}[[{', '.join(json.dumps(c, ensure_ascii=False) for c in listed)}]]"
         if q.result == "count per":
             return f"{frame}[{json.dumps(q.by, ensure_ascii=False)}].value_counts()"
-        column = json.dumps(q.columns[0], ensure_ascii=False) if q.columns else None
-        if column is None:
+        if not q.columns:
             raise ToolInputError("The result names no column.")
+        column = json.dumps(q.columns[0], ensure_ascii=False)
         if q.result == "top":
             cols = ", ".join(json.dumps(c, ensure_ascii=False) for c in dict.fromkeys(
                 ([self.name_col] if self.name_col else []) + q.columns[:1]))

@@ -20,11 +20,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.errors import ModelOutputError
 from engine.agent.parser import FINAL_MARKER, Turn, parse_turn
 from engine.tools.registry import TURN_PREFIX, ToolRegistry
+
+if TYPE_CHECKING:
+    from engine.model.backend import ModelBackend
+    from engine.tools.base import ToolContext
 
 OBSERVATION_MAX_CHARS = 3000
 TRIMMED = "[observation removed to fit the context; call the tool again if you need it]"
@@ -114,7 +118,7 @@ class ReActFormat:
 
     name = "react"
 
-    def instructions(self, tools, context) -> str:
+    def instructions(self, tools: ToolRegistry, context: ToolContext) -> str:
         cards = tools.cards(context) if len(tools) else "(none)"
         return f"Tools:\n{cards}\n\n{REACT_INSTRUCTIONS}"
 
@@ -124,13 +128,15 @@ class ReActFormat:
         observation = segment.shown_observation()
         return text if observation is None else text + "Observation: " + observation + "\n"
 
-    def prompt(self, backend, messages, segments, tools) -> str:
+    def prompt(self, backend: ModelBackend, messages: list[dict[str, str]], segments: list[Segment],
+               tools: ToolRegistry) -> str:
         return backend.chat_prompt(messages) + "".join(self.render(s) for s in segments) + TURN_PREFIX
 
-    def grammar(self, tools, *, allow_tools, numbers, citations=9) -> str:
+    def grammar(self, tools: ToolRegistry, *, allow_tools: bool, numbers: set[str] | None,
+                citations: int = 9) -> str:
         return tools.turn_grammar(allow_tools=allow_tools, numbers=numbers, citations=citations)
 
-    def parse(self, text, tools, *, truncated) -> Turn:
+    def parse(self, text: str, tools: ToolRegistry, *, truncated: bool) -> Turn:
         return parse_turn(text, tools.names, truncated=truncated)
 
     def answer_start(self, text: str) -> int | None:
@@ -162,7 +168,7 @@ class ToolCallFormat:
 
     name = "tool-call"
 
-    def instructions(self, tools, context) -> str:
+    def instructions(self, tools: ToolRegistry, context: ToolContext) -> str:
         # The tools themselves are written by the chat template, as the JSON it was trained on.
         return ("Call a tool when you need a policy, employee data or a calculation; after its result, answer "
                 "the user in plain sentences. When no tool is needed (a greeting, thanks), answer directly.")
@@ -186,7 +192,8 @@ class ToolCallFormat:
         self._tools = schemas
         return self
 
-    def prompt(self, backend, messages, segments, tools) -> str:
+    def prompt(self, backend: ModelBackend, messages: list[dict[str, str]], segments: list[Segment],
+               tools: ToolRegistry) -> str:
         return backend.chat_prompt(messages + self._step_messages(segments), tools=self._tools)
 
     @staticmethod
@@ -199,7 +206,8 @@ class ToolCallFormat:
                 out.append({"role": "tool", "content": observation})
         return out
 
-    def grammar(self, tools, *, allow_tools, numbers, citations=9) -> str:
+    def grammar(self, tools: ToolRegistry, *, allow_tools: bool, numbers: set[str] | None,
+                citations: int = 9) -> str:
         # A reply that is not a call cannot start with "<", so a call and an answer never share a prefix.
         rules = tools.answer_rules(numbers, first_exclude="<", citations=citations)
         if allow_tools and len(tools):
@@ -214,7 +222,7 @@ class ToolCallFormat:
             rules.insert(0, "root ::= answer")
         return "\n".join(rules) + "\n"
 
-    def parse(self, text, tools, *, truncated) -> Turn:
+    def parse(self, text: str, tools: ToolRegistry, *, truncated: bool) -> Turn:
         stripped = text.strip()
         if not stripped.startswith("<tool_call>"):
             if not stripped:

@@ -118,7 +118,7 @@ def line_problem(code: str, units: dict[str, Unit], value: float, ceiling: float
         if money not in (0, 1) or abs(time) > 1:
             return "its units do not fit (" + _describe(unit) + ")", unit
     money = unit is not None and unit[0] == 1 or unit is None and any(
-        units.get(n.id) is not None and units[n.id][0] == 1 for n in ast.walk(tree) if isinstance(n, ast.Name))
+        (u := units.get(n.id)) is not None and u[0] == 1 for n in ast.walk(tree) if isinstance(n, ast.Name))
     if ceiling and money and abs(value) > ceiling:
         return f"{value:,.2f} is more than {PAY_YEARS} years of the person's pay", unit
     return "", unit
@@ -141,3 +141,37 @@ def _describe(unit: tuple[int, int]) -> str:
     if time:
         parts.append(("times " if money else "") + "time" + (f"^{time}" if time != 1 else ""))
     return " ".join(parts) or "a plain number"
+
+
+_NAME_RE = re.compile(r"\b(?!(?:round|abs|min|max|sqrt)\b)[a-z_][a-z0-9_]*\b")
+
+
+def culprits(lines: list[str], failed: int, units: dict[str, Unit], asked: set[str]) -> list[str]:
+    """The declared figures to leave out when a calculation is written again, after line ``failed``
+    of ``lines`` was refused for its units or its size.
+
+    A small model that is told only "write it again" writes the same lines (greedy decoding, nearly
+    the same prompt). What made the line impossible is nearly always a length of time the question
+    never asked about (years of service multiplied into a payout): those figures, the ones the line
+    rests on through the earlier lines it names, are taken out of the next attempt's grammar.
+    ``asked`` holds what the question names: the figures it gave (``asked_*``, earlier answers) and
+    its distinctive words, matched against each figure's name."""
+    from engine.agent.slots import distinctive_words
+
+    rests_on: dict[str, set[str]] = {}
+    for line in lines[:failed + 1]:
+        name, _, written = line.partition(" = ")
+        used: set[str] = set()
+        for word in _NAME_RE.findall(written):
+            used |= rests_on.get(word, {word})
+        rests_on[name.strip()] = used
+    failed_name = lines[failed].partition(" = ")[0].strip()
+    out = []
+    for name in sorted(rests_on.get(failed_name, set())):
+        unit = units.get(name)
+        if unit is None or unit[1] == 0 or name.startswith(("asked_", "part")):
+            continue  # not a length of time, or the question's own figure
+        if distinctive_words(name) & asked:
+            continue
+        out.append(name)
+    return out

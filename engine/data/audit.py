@@ -23,7 +23,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engine.errors import DataFileError
 
@@ -144,6 +144,14 @@ class AuditHead:
 
 def _one_word(text: str) -> str:
     return re.sub(r"\s+", "_", text or "-")[:100]
+
+
+class AuditSink(Protocol):
+    """Where data queries are recorded: the site's or the user's log file (:class:`AuditLog`), or the
+    site database (``engine.data.database.DatabaseAudit``)."""
+
+    def record(self, user: str, role: str, query: str, allowed: bool, detail: str = "", rows: int | None = None,
+               *, account: str = "", view_as: str = "") -> None: ...
 
 
 class AuditLog:

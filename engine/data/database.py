@@ -131,7 +131,7 @@ class DatabaseAudit:
     def __init__(self, database: dict[str, Any], user: str, *, data_hash: str = "", policy_hash: str = "") -> None:
         self.database, self.user = database, user
         self.data_hash, self.policy_hash = data_hash, policy_hash
-        self._conn = None
+        self._conn: Any = None  # a psycopg connection, opened on the first entry
 
     def record(self, user: str, role: str, query: str, allowed: bool, detail: str = "", rows: int | None = None,
                *, account: str = "", view_as: str = "") -> None:
@@ -183,7 +183,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
                             hint='Add one, or name it in the site file: [columns] username = "Login".')
     key_col = table.role("employee_id") or table.role("name")
     name_col, mgr_col, dept_col = table.role("name"), table.role("manager"), table.role("department")
-    roles = {}
+    roles: dict[object, str] = {}
     for i, value in df[user_col].items():
         if not isinstance(value, str) or not value.strip():
             raise DataFileError(f"Line {i + 2} of {employees.name} has no user name, so it would have no database "
@@ -275,7 +275,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
         run(sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}, {}").format(
             sql.Identifier(str(database.get("schema", "hr")), "audit_id_seq"), ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
         _audit_rules(run, schema)
-        _leave_table(run, schema, ident(name_col or key_col), leave_columns(table), str(database.get("schema", "hr")))
+        _leave_table(run, schema, ident(str(name_col or key_col)), leave_columns(table), str(database.get("schema", "hr")))
         _leave_calendar(run, schema, calendar)
         powerful = [r for (r,) in conn.execute("SELECT rolname FROM pg_roles WHERE (rolsuper OR rolbypassrls) "
                                                "AND rolname = ANY(%s)", (list(roles.values()),)).fetchall()]
@@ -575,6 +575,7 @@ class DatabaseRequestStore:
     as :class:`engine.workflows.leave.RequestStore`, with the database deciding who may write and read what."""
 
     refuses = False
+    reason = hint = ""  # (a store that refuses says why: see NoSharedStore)
 
     def __init__(self, database: dict[str, Any], user: str) -> None:
         self.database = database

@@ -570,6 +570,7 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     guessed_pay = set(roles.get("pay", []))
     side_conf, trusted, mine = _read_side_file(side) if side is not None else ({}, True, True)
     from_file = side_conf.get("columns", {})
+    side_name = side.name if side is not None else "beside the data"
     if not isinstance(from_file, dict):
         raise DataFileError(f"The column settings beside {label} need a [columns] table.",
                             hint='For example: [columns]\nname = "Full Name"')
@@ -583,14 +584,14 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
         if not own_data or not mine:
             ignored = sorted(k for k in from_file if k != "pay")
             if ignored:
-                notes.append(f"the column meanings {', '.join(ignored)} in {side.name} were ignored: a user could "
+                notes.append(f"the column meanings {', '.join(ignored)} in {side_name} were ignored: a user could "
                              "have written that file; IT sets them in the site file's [columns]")
             from_file = {k: v for k, v in from_file.items() if k == "pay"}
         else:
             public_cap = default_public_columns(columns, roles)
         for role in _IDENTITY_ROLES:
             if isinstance(from_file.get(role), list) and len(from_file[role]) != 1:
-                raise DataFileError(f"The column settings {side.name} give a list for '{role}'; it takes one column.",
+                raise DataFileError(f"The column settings {side_name} give a list for '{role}'; it takes one column.",
                                     hint=f'For example: {role} = "{next(iter(columns))}"')
     conf = {**from_file, **(overrides or {})}  # the site file's [columns] win over the side file
     for role, value in conf.items():
@@ -607,7 +608,7 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
                 wanted = list(dict.fromkeys([*roles.get("pay", []), *wanted]))
             elif set(wanted) & guessed_pay:
                 raise DataFileError(
-                    f"The column settings {side.name} make the pay column '{sorted(set(wanted) & guessed_pay)[0]}' "
+                    f"The column settings {side_name} make the pay column '{sorted(set(wanted) & guessed_pay)[0]}' "
                     f"the '{role}' column, which would make it readable by everyone.",
                     hint="Only a column-meaning file placed by IT (or the site file's [columns]) may do that; "
                          "remove the line.")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import numbers
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,8 @@ class Profile:
     today: str = ""
     service_years: float | None = None  # length of service as of today, in years (fractional)
     service_text: str = ""  # the same in words ("5 full years and 7 months of service")
+    service_days: int | None = None  # days since the start date
+    probation: str = ""  # what the record says of the person's probation ("on probation now; Status: Probation")
     id_columns: set[str] = field(default_factory=set)  # columns that hold ids, not figures
 
     @property
@@ -98,6 +101,8 @@ def _text(value: Any) -> str:
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
+
+_PROBATION = re.compile(r"probation|introductory|trial period|\bon trial\b", re.I)
 
 def service(start: _dt.date, today: _dt.date) -> tuple[int, int, int]:
     """Completed years, the months after them, and days, from ``start`` to ``today``."""
@@ -144,6 +149,10 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
         profile.facts.append(Fact(col.name, text, note, col.name))
         shown.append(col.name)
     profile.computed = _computed(table, viewer, row, day, schema, hourly)
+    probation = next((f for f in profile.computed if f.label == "Probation"), None)
+    if probation is not None:
+        said = ("probation " if probation.value.startswith("end") else "") + probation.value
+        profile.probation = f"{said}; {probation.note}" if probation.note else said
     profile.id_columns = {c for r in ("employee_id", "manager", "username", "email") for c in table.roles.get(r, [])}
     hire = table.role("hire_date")
     if hire and viewer.can_read(hire, [row]) and df.at[row, hire] == df.at[row, hire] and df.at[row, hire] is not None:
@@ -151,6 +160,7 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
         start = start.date() if hasattr(start, "date") else start
         years, months, days = service(start, day)
         profile.service_years = round(days / 365.25, 2)
+        profile.service_days = days
         profile.service_text = f"{_plural(years, 'full year')} and {_plural(months, 'month')} of service"
     if viewer.role == "manager":
         _add_reports(profile, data_tool, viewer)
@@ -194,6 +204,13 @@ def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | Non
             out.append(Fact("Probation", f"ends on {end.isoformat()}, in {_plural(left, 'day')}" if left > 0
                             else f"ended on {end.isoformat()}"))
     kind = table.role("employment_type")
+    if kind and viewer.can_read(kind, [row]) and not any(f.label == "Probation" for f in out):
+        # A status column that says "Probation" for some people says, for everyone else, that theirs is over.
+        value = _text(df.at[row, kind])
+        if _PROBATION.search(value):
+            out.append(Fact("Probation", "on probation now", f"{kind}: {value}"))
+        elif value and any(isinstance(v, str) and _PROBATION.search(v) for v in df[kind]):
+            out.append(Fact("Probation", "not on probation", f"{kind}: {value}"))
     if kind and viewer.can_read(kind, [row]):
         part = part_time_value(df.at[row, kind])
         if part is not None:
@@ -202,7 +219,7 @@ def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | Non
     if fte and viewer.can_read(fte, [row]) and not any(f.label == "Works" for f in out):
         value = df.at[row, fte]
         if isinstance(value, numbers.Real) and value == value:
-            out.append(Fact("Works", "full-time" if value >= 1 else "part-time", f"FTE {_text(value)}"))
+            out.append(Fact("Works", "full-time" if float(value) >= 1 else "part-time", f"FTE {_text(value)}"))
     return out
 
 

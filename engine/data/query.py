@@ -41,7 +41,7 @@ SERIES_METHODS = {"head": {"n"}, "tail": {"n"}, "sort_values": {"ascending"}, "v
                   "isin": {"values"}, "between": {"left", "right"}, "round": {"decimals"}, "abs": set(),
                   "tolist": set(), "unique": set(), "nlargest": {"n"}, "nsmallest": {"n"}, "isna": set(),
                   "notna": set(), "fillna": {"value"}, **{a: set() for a in AGGREGATES}}
-GROUPBY_METHODS = {**{a: set() for a in AGGREGATES}, "size": set()}
+GROUPBY_METHODS: dict[str, set[str]] = {**{a: set() for a in AGGREGATES}, "size": set()}
 STR_METHODS = {"contains": {"pat", "case"}, "startswith": {"pat"}, "endswith": {"pat"}, "lower": set(),
                "upper": set(), "strip": set(), "len": set()}
 DT_FIELDS = {"year", "month", "day", "days", "quarter", "dayofweek"}

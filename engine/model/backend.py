@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Callable, Generator, Iterator, Protocol, Sequence, runtime_checkable
 
 TokenCallback = Callable[[str], None]
 
@@ -113,5 +113,5 @@ class StreamingBackend:
         return drain(self.stream(prompt, grammar, stop, max_tokens=max_tokens, cancel=cancel), on_token)
 
     def stream(self, prompt: str, grammar: str | None = None, stop: Sequence[str] = (), *, max_tokens: int = 512,
-               cancel: threading.Event | None = None) -> Iterator[str]:  # pragma: no cover - abstract
+               cancel: threading.Event | None = None) -> Generator[str, None, Generation]:  # pragma: no cover - abstract
         raise NotImplementedError

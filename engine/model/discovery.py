@@ -8,7 +8,9 @@ from pathlib import Path
 
 from engine.errors import ModelFileError, SetupError
 from engine.paths import app_root, data_dir, resource_root, sha256_file  # noqa: F401 - re-exported
+from engine.model.packs import Progress
 from engine.settings import Settings
+from engine.site import Site
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +61,7 @@ def no_model_message() -> str:
     )
 
 
-def resolve_model_path(explicit: str | None, settings: Settings, progress=None) -> Path:
+def resolve_model_path(explicit: str | None, settings: Settings, progress: Progress | None = None) -> Path:
     """The model to load: ``--model``, then settings/environment, then the model folders, then the
     installed model package (assembled on first use; ``progress(done, total, what)`` reports it)."""
     from engine.site import load_site
@@ -93,7 +95,7 @@ def resolve_model_path(explicit: str | None, settings: Settings, progress=None) 
     raise SetupError("No chat model found.", hint=no_model_message())
 
 
-def _allowed_model(site, chosen: str) -> Path:
+def _allowed_model(site: Site, chosen: str) -> Path:
     """With a site list of allowed models: the chosen one if it is on the list, else the first there."""
     from engine.errors import SiteFileError
 

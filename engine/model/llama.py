@@ -26,7 +26,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Generator, Iterator, Sequence
 
 from engine.model.chat_template import ChatTemplate
 from engine.errors import ModelFileError, SetupError
@@ -220,8 +220,8 @@ class LlamaBackend(StreamingBackend):
         self._kv_text = ""
         self._tok_cache: tuple[str, list[int]] = ("", [])
         # Full-vocabulary candidate buffer, allocated once (used only when the grammar rejects a token).
-        self._cand_dtype = None
-        self._cand = None
+        self._cand_dtype: Any = None  # numpy structured dtype of the candidates (id, logit, p)
+        self._cand: Any = None
         self._single = llama_cpp.llama_token_data()
         self._single_arr = llama_cpp.llama_token_data_array(data=ctypes.pointer(self._single), size=1, selected=-1,
                                                             sorted=False)
@@ -508,7 +508,7 @@ class LlamaBackend(StreamingBackend):
         *,
         max_tokens: int = 512,
         cancel: threading.Event | None = None,
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, Generation]:
         """``generate`` as an iterator of text pieces, returning the :class:`Generation`.
 
         Streaming in the caller's thread: no hand-over to another thread per token, which on a

@@ -147,7 +147,7 @@ def is_assembled(pack: ModelPack, folder: Path) -> bool:
     except OSError:
         return False
     record = read_provenance(target)
-    return bool(record) and record.get("sha256") == pack.sha256
+    return record is not None and record.get("sha256") == pack.sha256
 
 
 def assemble(pack: ModelPack, folder: Path, progress: Progress | None = None) -> Path:

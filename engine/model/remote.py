@@ -24,7 +24,7 @@ import os
 import threading
 import time
 import uuid
-from typing import Any, Iterator, Sequence
+from typing import Any, Generator, Sequence
 
 from engine.model.chat_template import ChatTemplate
 from engine.errors import SetupError
@@ -192,7 +192,7 @@ class RemoteBackend(StreamingBackend):
         return {k: v for k, v in body.items() if v is not None}
 
     def stream(self, prompt: str, grammar: str | None = None, stop: Sequence[str] = (), *, max_tokens: int = 512,
-               cancel: threading.Event | None = None) -> Iterator[str]:
+               cancel: threading.Event | None = None) -> Generator[str, None, Generation]:
         import httpx
 
         stats = GenerationStats()

@@ -13,7 +13,7 @@ import re
 import threading
 import time
 from collections import deque
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Generator, Iterable, Sequence
 
 from engine.model.chat_template import ChatTemplate
 from engine.model.backend import Generation, GenerationStats, StreamingBackend
@@ -58,7 +58,7 @@ class ScriptedBackend(StreamingBackend):
         *,
         max_tokens: int = 512,
         cancel: threading.Event | None = None,
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, Generation]:
         if max_tokens <= 0:  # only fills the cache (a warm-up): no scripted output is used
             self._cached_text, self._cached_tokens = prompt, self.count_tokens(prompt)
             return Generation(text="", stop_reason="length", stats=GenerationStats(prompt_tokens=self._cached_tokens))

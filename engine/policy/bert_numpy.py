@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import struct
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -152,7 +153,7 @@ class NumpyBertEncoder:
             ))
         tensors.clear()  # the layers keep what they use
 
-    def _json(self, name: str | Path) -> dict:
+    def _json(self, name: str | Path) -> Any:
         try:
             return json.loads((self.path / name).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:

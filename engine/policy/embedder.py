@@ -12,9 +12,12 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from engine.errors import SetupError
+
+if TYPE_CHECKING:
+    from engine.policy.bert_numpy import NumpyBertEncoder
 
 DEFAULT_NAME = "all-MiniLM-L6-v2"
 RUNTIMES = ("auto", "numpy", "sentence-transformers")
@@ -49,8 +52,8 @@ class Embedder:
         self.path = path
         self.name = DEFAULT_NAME if folder is None else path.name
         self.identity = self._identity(path)
-        self._numpy = None
-        self.model = None
+        self._numpy: NumpyBertEncoder | None = None
+        self.model: Any = None  # a SentenceTransformer where the numpy encoder does not apply
         if runtime in ("auto", "numpy"):
             from engine.policy.bert_numpy import NumpyBertEncoder, UnsupportedModel
 

@@ -18,7 +18,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from engine.errors import DataFileError
 from engine.paths import atomic_write_text, data_dir, sha256_file
@@ -166,15 +166,16 @@ class PolicyIndex:
         self.embedder = embedder
         self.store = store or store_dir_for(self.root)
         self.chunks: list[Chunk] = []
-        self.embeddings = None  # numpy (n, dim)
+        self.embeddings: Any = None  # numpy (n, dim)
         self.files: dict[str, dict] = {}
         self.failed: dict[str, str] = {}
         #: Files that could not be read, by size/mtime/hash: not read again until they change
         #: (a zip bomb among the policies must not cost seconds on every start and search).
         self.failed_files: dict[str, dict] = {}
-        self._hnsw = None
-        self._bm25 = None
+        self._hnsw: Any = None  # hnswlib.Index, built on the first search
+        self._bm25: _BM25 | None = None
         self._cache = _QueryCache()
+        self.last_report: IndexReport | None = None  # what the last update() did
 
     def outline(self) -> dict[str, list[dict]]:
         """Each file's passages in reading order (page, then line), for showing a cited passage in
@@ -359,6 +360,7 @@ class PolicyIndex:
         labels, _distances = self._hnsw.knn_query(self._query_vector(query), k=m)
         for rank, idx in enumerate(labels[0]):
             fused[int(idx)] = fused.get(int(idx), 0.0) + weight / (RRF_K + rank + 1)
+        assert self._bm25 is not None  # built with the vectors
         for rank, idx in enumerate(self._bm25.top(tokenize(query, expand=True), m)):
             fused[idx] = fused.get(idx, 0.0) + weight * LEXICAL_WEIGHT / (RRF_K + rank + 1)
 

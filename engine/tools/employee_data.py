@@ -6,7 +6,8 @@ import json
 import math
 from typing import Any
 
-from engine.data.access import AccessPolicy, AuditLog, Viewer, make_viewer
+from engine.data.access import AccessPolicy, Viewer, make_viewer
+from engine.data.audit import AuditSink
 from engine.data.employees import EmployeeTable, cell_text
 from engine.errors import AccessDenied, ModelOutputError
 from engine.data.query import QueryResult, run_query
@@ -113,7 +114,7 @@ class EmployeeDataTool(Tool):
             return "Looking up the employee data: " + text.replace("Rows: ", "", 1)[:80]
         return "Looking up the employee data"
 
-    def __init__(self, table: EmployeeTable, policy: AccessPolicy | None = None, audit: AuditLog | None = None,
+    def __init__(self, table: EmployeeTable, policy: AccessPolicy | None = None, audit: AuditSink | None = None,
                  *, demo: bool = False) -> None:
         self.table = table
         self.policy = policy or AccessPolicy()

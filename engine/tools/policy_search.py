@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.errors import ToolInputError
 from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
+
+if TYPE_CHECKING:
+    from engine.policy.index import PolicyIndex
 
 PASSAGE_MAX_CHARS = 700
 TOP_K = 4
@@ -23,7 +28,7 @@ class PolicySearchTool(Tool):
     def describe_call(cls, tool_input: str) -> str:
         return f"Searching the policies: “{' '.join(tool_input.split())[:80]}”"
 
-    def __init__(self, index, k: int = TOP_K) -> None:
+    def __init__(self, index: PolicyIndex, k: int = TOP_K) -> None:
         self.index = index
         self.k = k
 

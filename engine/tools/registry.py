@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Iterator, TypeVar
 
 from engine.errors import SetupError
 from engine.tools.answer_grammar import grounded_answer_rules
 from engine.tools.base import Tool, ToolContext
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+_T = TypeVar("_T", bound=Tool)
 
 #: Written by the agent at the end of every prompt; the model continues after it. No trailing
 #: space: BPE vocabularies join a space to the next word (" I"), so a prompt ending in a bare
@@ -51,7 +52,25 @@ class ToolRegistry:
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
-    def __iter__(self):
+    def __getitem__(self, name: str) -> Tool:
+        """The tool named ``name``; a name the grammar offered is always there (a SetupError if not)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            raise SetupError(f"No tool is named {name!r} in this installation.")
+        return tool
+
+    def of(self, kind: type[_T]) -> _T | None:
+        """The tool of class ``kind`` (the employee data, the policy search), or None where it is off."""
+        return next((t for t in self._tools.values() if isinstance(t, kind)), None)
+
+    def need(self, kind: type[_T]) -> _T:
+        """The tool of class ``kind``, which the caller's route requires (a SetupError if it is off)."""
+        tool = self.of(kind)
+        if tool is None:
+            raise SetupError(f"This installation has no {kind.label} tool.")
+        return tool
+
+    def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
 
     def __len__(self) -> int:

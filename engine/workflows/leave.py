@@ -25,8 +25,14 @@ import threading
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import AccessDenied, DataFileError, RequestRefused, SetupError
+
+if TYPE_CHECKING:
+    from engine.data.audit import AuditSink
+    from engine.data.database import DatabaseRequestStore
+    from engine.site import Site
 
 MAX_SPAN_DAYS = 92  # one request covers at most a quarter; longer leave is arranged with HR
 WEEKEND = (5, 6)  # Saturday, Sunday
@@ -159,9 +165,10 @@ class RequestStore:
 
     _lock = threading.Lock()
     refuses = False  # (see NoSharedStore)
+    reason = hint = ""  # why and what to do, where a store refuses
 
     @classmethod
-    def default(cls, site=None):
+    def default(cls, site: Site | None = None) -> RequestStore | NoSharedStore | DatabaseRequestStore:
         """Where filed requests go: the site database in site mode (its ``leave_requests`` table, as the
         OS account's role); nowhere at a site that shares an employee file without a database (see
         :class:`NoSharedStore`); else ``leave-requests.sqlite`` in the user data folder."""
@@ -298,7 +305,8 @@ def requests_csv(rows: list[dict]) -> str:
 class LeaveDesk:
     """Holds prepared requests until the person decides; every step goes to the audit log."""
 
-    def __init__(self, store: RequestStore, audit=None) -> None:
+    def __init__(self, store: RequestStore | NoSharedStore | DatabaseRequestStore,
+                 audit: AuditSink | None = None) -> None:
         self.store = store
         self.audit = audit
         self._prepared: dict[str, tuple[LeaveRequest, str]] = {}  # id -> (request, account that prepared it)
