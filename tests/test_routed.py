@@ -121,6 +121,20 @@ def test_a_calculation_line_of_bare_constants_is_refused_and_written_again(tools
     assert '"share"' in backend.grammars[0] and '"share"' not in backend.grammars[1]
 
 
+def test_a_refused_constant_cannot_come_back_inline(tools, embedder):
+    # Refused as a line ("share = 1/2"), the constant written into the answer line instead is refused too:
+    # "I could not work this out" is better than 2 + 8 * 1/2 = 6.
+    question = "How many sick and vacation days do I have in total?"
+    agent, backend = make(tools, embedder, ["share = 1/2\nanswer = sick_days_remaining + vacation_days_remaining * share\n",
+                                            "answer = sick_days_remaining + vacation_days_remaining * 1/2\n"],
+                          bank=[(question, "my_calc")])
+    trace, _ = answer_of(agent, question)
+    calcs = [s for s in trace.steps if s.action == "calculator"]
+    assert not calcs[-1].ok and "1/2 is the figure refused above" in calcs[-1].observation
+    assert trace.llm_calls == 2 and "6" not in trace.answer.split("\n\n")[0]
+    assert trace.answer.startswith("I could not work this figure out reliably")
+
+
 def test_each_part_of_a_question_is_answered_and_a_missing_figure_is_added_by_code(tools, embedder):
     question = "How many vacation days do I have left, and how much would 10 days pay?"
     outputs = ["vacation_days_remaining\n", "answer = annual_salary / 260 * asked_days\n",

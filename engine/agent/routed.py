@@ -608,16 +608,20 @@ class _Turn:
     def _code(self, part: Part, sources: list[str], header: str = "```python\n") -> Iterator[Step]:
         variables = self._declared
         refused: frozenset[str] = frozenset()
+        banned: frozenset[str] = frozenset()
         for attempt in range(2):
             text = yield from self.call(header, code_grammar(variables, sources, refused=refused), SLOT_TOKENS,
                                         doing="Writing the calculation")
             self.partial += "```\n"
-            yield from self._run_code(part, parse_code(text), variables, sources)
+            yield from self._run_code(part, parse_code(text), variables, sources, banned)
             if attempt or not part.calculations or not part.calculations[-1].error:
                 return
             left_out = self._culprits(part, variables)
             # A name given to a line of bare constants ("share = 1/2") is not offered again either.
             refused = frozenset(c.name for c in part.calculations if c.constant)
+            # ... nor its constants written inline ("answer = sick + vacation * 1/2"): an honest "could not
+            # work it out" is better than a figure nobody gave.
+            banned = frozenset("".join(c.code.partition(" = ")[2].split()) for c in part.calculations if c.constant)
             if left_out:
                 # The next attempt's grammar lacks them: told "write it again" alone, a small model writes
                 # the same lines again.
@@ -647,7 +651,7 @@ class _Turn:
         return f"Worked examples from other companies (made-up figures):\n```python\n{shown}\n```\n\n" if shown else ""
 
     def _run_code(self, part: Part, calculations: list[Calculation], variables: list[Variable],
-                  sources: list[str]) -> Iterator[Step]:
+                  sources: list[str], banned: frozenset[str] = frozenset()) -> Iterator[Step]:
         """Put the figures into each line and let the calculator work it out, in order."""
         from engine.agent.grounding import unsourced_numbers
 
@@ -673,6 +677,9 @@ class _Turn:
                     # combine figures, not to be one).
                     calc.constant = True
                     raise ToolInputError(f"{written.strip()} uses none of the figures.")
+                inline = next((b for b in banned if b and b in "".join(written.split())), None)
+                if inline:
+                    raise ToolInputError(f"{inline} is the figure refused above (none of the figures gives it).")
                 missing = unsourced_numbers(calc.expression, sources + [v.render() for v in variables]
                                             + list(expressions.values()))
                 if missing:  # the grammar admits only sourced numbers; this is a second line of defence
