@@ -203,6 +203,11 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 _DAYS_PER = {"day": 1, "week": 7, "month": 30.4375}
 
 
+def mentions_probation(text: str) -> bool:
+    """Whether ``text`` speaks of probation (or an introductory or trial period)."""
+    return bool(_PROBATION_WORDS.search(text))
+
+
 def probation_length(text: str) -> int | None:
     """The length of the probation in days, where ``text`` states it, else None."""
     m = _PERIOD_LENGTH.search(text)
@@ -224,7 +229,7 @@ def probation_note(text: str, record: str, service_days: int | None, length: int
     :attr:`engine.data.profile.Profile.probation`), else from the period the sentence itself states
     ("the first 90 days") or, where it states none, the one another sentence of the handbook states
     (``length``), and the person's days of service."""
-    if not _PROBATION_WORDS.search(text):
+    if not mentions_probation(text):
         return ""
     if record:
         return record

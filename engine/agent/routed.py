@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Generator, Iterator
 
-from engine.agent.applies import Figure, probation_length, probation_note
+from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, plain_number, shown_value,
                                     substitute, variable_name)
 from engine.agent.evidence import APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits, render_passages
@@ -513,8 +513,9 @@ class _Turn:
         if part.kind == "policy_me":
             profile = a.profile
             # (a rule "after passing probation" says nothing of its length; the handbook's other sentences may)
-            length = next((n for p in part.passages for u in p.units if (n := probation_length(u.text))), None) \
-                or handbook_probation(search.index)
+            length = next((n for p in part.passages for u in p.units if (n := probation_length(u.text))), None)
+            if length is None and not profile.probation and any(mentions_probation(u.text) for u in units):
+                length = handbook_probation(search.index)
             part.about_you = {u.label: note for u in units
                               if (note := probation_note(u.text, profile.probation, profile.service_days, length))}
         which = self._which(part, several)
@@ -1135,18 +1136,12 @@ def probation_reply(question: str, noted: list[tuple[str, str]]) -> str:
 
 def handbook_probation(index) -> int | None:
     """The length of probation in days as the first passage of the policies that states it says
-    (passages that address the assistant are not read), or None."""
+    (passages that address the assistant are not read), or None. (A regular expression over the
+    chunks, asked only for a rule about probation that states no length of its own.)"""
     from engine.policy.index import addresses_assistant
 
     chunks = getattr(index, "chunks", None) or []
-    key = (id(index), len(chunks), getattr(index, "fingerprint", None))
-    if _HANDBOOK_PROBATION.get("key") != key:
-        length = next((n for c in chunks if not addresses_assistant(c) and (n := probation_length(c.text))), None)
-        _HANDBOOK_PROBATION.update(key=key, length=length)
-    return _HANDBOOK_PROBATION["length"]
-
-
-_HANDBOOK_PROBATION: dict = {}
+    return next((n for c in chunks if not addresses_assistant(c) and (n := probation_length(c.text))), None)
 
 
 def probation_sentence(reply: str, rule: Unit, note: str) -> str:
