@@ -8,7 +8,7 @@ import pytest
 
 from engine.agent.applies import Figure, judge, mark_units, question_figures, question_relative
 from engine.agent.calc_slot import Calculation, Variable, allowed_numbers, code_grammar, parse_code, substitute
-from engine.agent.evidence import Unit, candidates, passages_from_hits, split_units
+from engine.agent.evidence import Passage, Unit, candidates, passages_from_hits, split_units, with_definitions
 from engine.agent.router import KINDS, Router
 from engine.agent.routed import split_parts
 from engine.agent.slots import SlotGrammar, asked_columns, asked_direction, cut_ties
@@ -431,3 +431,33 @@ def test_the_length_of_probation_is_read_only_next_to_its_name(text, days):
     if days is None:  # the handbook's length from another sentence then decides
         assert probation_note(text, "", 55, length=91) == "you are 55 days into it, so still in it"
         assert probation_note(text, "", 55) == ""
+
+
+def test_a_rate_a_picked_sentence_names_comes_with_its_definition():
+    units = [Unit("1a", "Once a year employees may cash out up to 40 hours of unused PTO.", 1),
+             Unit("1b", "Cashed-out hours are paid at the employee's base hourly rate.", 1),
+             Unit("1c", "For salaried employees, the base hourly rate is the annual salary divided by 2,080 hours.", 1),
+             Unit("2a", "Any hours above 40 are forfeited on December 31.", 2),
+             Unit("3a", "Full-time employees receive a wellness stipend of $40 per month.", 3)]
+    passages = [Passage(1, "h.md", "2.4 PTO cash-out", "", units[:3]), Passage(2, "h.md", "2.3", "", units[3:4]),
+                Passage(3, "h.md", "8.3", "", units[4:])]
+    picked = [units[3], units[4], units[0], units[1]]
+    got = with_definitions(picked, passages)
+    # Right after the sentence that uses the term, in place of the last one that is not part of the pair.
+    assert [u.label for u in got] == ["2a", "3a", "1b", "1c"]
+    # A term no picked sentence uses brings nothing; nor does a one-word term ("the rate is").
+    assert with_definitions([units[3], units[4]], passages) == [units[3], units[4]]
+    lone = [Unit("1a", "Overtime is paid at the rate.", 1), Unit("1b", "The rate is 1.5 times pay.", 1)]
+    assert with_definitions(lone[:1], [Passage(1, "h.md", "", "", lone)]) == lone[:1]
+
+
+@pytest.mark.parametrize("question, named", [
+    ("List everyone's salaries.", ["annual_salary_usd"]),
+    ("Who has the most sick days left?", ["sick_days_remaining"]),
+    ("How many people work in Operations?", []),
+])
+def test_the_columns_a_question_names_are_read_stem_against_stem(question, named):
+    from engine.agent.slots import named_columns
+
+    columns = ["full_name", "annual_salary_usd", "vacation_days_remaining", "sick_days_remaining", "department"]
+    assert named_columns(question, columns) == named

@@ -174,6 +174,37 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     return [pool[i] for i in order[:k]], {u.label: applies[u.label] for u in pool if u.label in applies}
 
 
+#: A sentence that says what a term is ("For salaried employees, the base hourly rate is the annual salary divided
+#: by 2,080 hours"): the term, up to four words ending in a noun a calculation names.
+_DEFINES = re.compile(r"\bthe ((?:[a-z'’-]+ ){1,3}(?:rate|pay|salary|wage|value|amount|allowance|day|days|hours))"
+                      r" (?:is|are|equals|shall be|will be|is calculated as|is worked out as)\b", re.I)
+
+
+def with_definitions(picked: list[Unit], passages: list[Passage]) -> list[Unit]:
+    """``picked`` with the sentence that defines a term a picked one uses ("paid at the employee's base hourly
+    rate") put right after it, in place of the last one. A calculation from "paid at the base hourly rate"
+    alone has to guess the rate; the handbook says how it is worked out, often in the next sentence, which
+    ranked below a sentence about the same figure ("any hours above 40 are forfeited")."""
+    out = list(picked)
+    added: list[Unit] = []
+    for unit in picked:
+        for p in passages:
+            for other in p.units:
+                m = _DEFINES.search(other.text)
+                if other in out or not m or unit not in out:
+                    continue
+                term = m.group(1).lower()
+                if term.split()[0] in ("same", "following", "other", "first", "last"):
+                    continue
+                if re.search(rf"\b{re.escape(term)}\b", unit.text.lower()):
+                    out.insert(out.index(unit) + 1, other)
+                    added.append(other)
+                    spare = [u for u in out if u not in added and u is not unit]
+                    if len(out) > len(picked) and spare:
+                        out.remove(spare[-1])
+    return out[:max(len(picked), 1)] if picked else out
+
+
 def heading_of(passages: list[Passage], unit: Unit) -> str:
     """The last part of the heading the unit sits under ("2.2 Requesting PTO")."""
     passage = next((p for p in passages if p.number == unit.passage), None)

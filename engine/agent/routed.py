@@ -34,8 +34,9 @@ from typing import Generator, Iterator
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, plain_number, shown_value,
                                     substitute, variable_name)
-from engine.agent.evidence import APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits, render_passages
-from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
+from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
+                                   render_passages, with_definitions)
+from engine.agent.grounding import normalise_number, number_forms, numbers_in, ungrounded_numbers
 from engine.agent.degenerate import degenerate
 from engine.agent import small_talk
 from engine.agent.loop import Agent
@@ -116,6 +117,7 @@ def split_parts(question: str) -> list[str]:
     return [p if p.endswith(("?", ".", "!")) else p + "?" for p in pieces[:4]]
 
 
+_DIGITS = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _AND_CLAUSE = re.compile(r",\s+and\s+(?:\w+\s+){1,2}(?:how|what|when|which|who)\b", re.I)
 _ASKS = re.compile(r"^(how|what|when|where|who|whom|whose|which|why|can|could|do|does|did|is|are|am|was|were|will|"
                    r"would|should|may|must|shall|have|has|tell|give|show|list|please|i|my)\b", re.I)
@@ -294,6 +296,7 @@ class _Turn:
         self._part_texts: list[str] = []
         self._declared: list[Variable] = []
         self.record_shown = False
+        self.parts: list[Part] = []
         agent.context.question = self.question
 
     @property
@@ -508,6 +511,8 @@ class _Turn:
             service = Figure(a.profile.service_years, "years", a.profile.service_text)
         units, applies = candidates(part.passages, part.text, a.router.embedder, k=OFFERED, service=service,
                                     bonus=0.0 if calculate else APPLIES_BONUS)
+        if calculate:  # a rate the picked sentences name ("paid at the base hourly rate") comes with its definition
+            units = with_definitions(units, part.passages)
         part.picked = units
         part.applies = applies
         if part.kind == "policy_me":
@@ -625,7 +630,11 @@ class _Turn:
             banned = frozenset("".join(c.code.partition(" = ")[2].split()) for c in part.calculations if c.constant)
             if left_out:
                 # The next attempt's grammar lacks them: told "write it again" alone, a small model writes
-                # the same lines again.
+                # the same lines again. Their values go too, unless the question or the policy states them:
+                # without its name, a model writes the same figure inline ("(110 - 40)").
+                gone = {plain_number(v.value) for v in variables if v.name in left_out}
+                gone -= {n for text in (part.text, *(u.text for u in part.picked)) for n in numbers_in(text)}
+                sources = [_without_figures(text, gone) for text in sources]
                 variables = [v for v in variables if v.name not in left_out]
                 names = ", ".join(left_out)
                 self.tell(f"{names} {'does' if len(left_out) == 1 else 'do'} not belong in this calculation. "
@@ -774,6 +783,12 @@ class _Turn:
             query = slots.parse(text)
             t0 = time.perf_counter()
             try:
+                withheld = self._withheld_column(part, query, slots, data, viewer)
+                if withheld:
+                    # The question asks for a column this person may not read on these rows, and the slots
+                    # ask for something else ("List everyone's salaries" as a head count): the access layer
+                    # decides on what was asked, audited as asked, not on what a small model wrote instead.
+                    query = withheld
                 result = data.run(slots.compile(query), a.context)
             except AccessDenied as exc:
                 part.denied = str(exc)
@@ -802,6 +817,27 @@ class _Turn:
             part.listing = "" if _ASKS_YES_NO.match(part.text) else _listing(query, result, several)
             self.tell(format_observation(text_out, source="employee_data"))
             return
+
+    def _withheld_column(self, part: Part, query, slots: SlotGrammar, data: EmployeeDataTool, viewer):
+        """The query of the column the question names that the access layer would refuse on the slots' rows,
+        where the slots leave that column out; None where there is none (the slots' query runs)."""
+        from engine.agent.slots import SlotQuery, named_columns
+        from engine.data.query import run_query
+
+        if viewer.role == "hr":
+            return None
+        used = set(query.columns) | {c for c, _, _ in query.filters} | ({query.by} if query.by else set())
+        for column in named_columns(part.text, list(data.table.columns)):
+            if column in used or column in viewer.public_columns:
+                continue
+            asked = SlotQuery(rows=query.rows, filters=list(query.filters), result="list", columns=[column])
+            try:
+                run_query(slots.compile(asked), data.table, viewer, self.agent.context.today or None)
+            except AccessDenied:
+                return asked
+            except HRAssistantError:
+                continue
+        return None
 
     def _leave(self, part: Part, several: bool) -> Iterator[Step]:
         a = self.agent
@@ -846,6 +882,7 @@ class _Turn:
             self._finish(answer, answer)
             yield FinalAnswer(answer, True, [])
             return
+        self.parts = parts
         texts: list[str] = []
         sources_all: list[str] = []
         complete = True
@@ -885,13 +922,23 @@ class _Turn:
     def _part_sources(self, part: Part) -> list[str]:
         """Where the figures of a part's answer may come from: its own look-ups and results."""
         a = self.agent
-        sources = [self.question, *self._conversation()]
+        sources = [self._question_for(part), *self._conversation()]
         if part.kind in ("policy", "policy_me", "policy_calc"):
             sources += [u.text for u in part.picked]
         if part.kind in ("policy_me", "policy_calc", "my_calc"):
             sources.append(a.profile.source_text())
         sources += part.sources
         return sources
+
+    def _question_for(self, part: Part) -> str:
+        """The question's words a part's answer may take figures from: the whole question less the figures
+        only its other parts name. ("What is the overtime rate on a Sunday, and what would 5 hours earn?":
+        the rate's answer read "5 times the hourly rate", the 5 of the other part.)"""
+        others = [p.text for p in self.parts if p is not part]
+        if not others:
+            return self.question
+        theirs = {n for text in others for n in numbers_in(text)} - set(numbers_in(part.text))
+        return _without_figures(self.question, theirs)
 
     def _answer_part(self, part: Part, count: int) -> Generator[Step, None, tuple[str, list[str]]]:
         a = self.agent
@@ -969,7 +1016,7 @@ class _Turn:
         written = re.sub(r"\s*\((this applies to you|for you): [^)]*\)", "", written)
         if header:  # "No, 1. You are not …": a list number copied from a numbered step offered
             written = re.sub(r"^\s*\d{1,2}[.)]\s+", "", written)
-        return _unrepeated(header + written.strip()), sources
+        return _plain_wholes(_unrepeated(header + written.strip())), sources
 
     def _missing_figures(self, parts: list[Part], answer: str) -> str:
         """Every part's figure must be in the answer: a missing one is added by code, with its working."""
@@ -1017,7 +1064,10 @@ class _Turn:
         cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer)}
         used: list[Unit] = []
         for p in parts:
-            mine = list(p.decided_by) or [u for u in p.picked if set(numbers_in(u.text)) & stated]
+            # A figure the question itself gave ("cash out 40 hours") says nothing of which sentence was
+            # used (a stipend of $40); the figures the calculation took from a sentence do.
+            figures = (stated | {n for c in p.worked() for n in numbers_in(c.expression)}) - set(numbers_in(p.text))
+            mine = list(p.decided_by) or [u for u in p.picked if set(numbers_in(u.text)) & figures]
             if not mine and p.picked:
                 mine = [next((u for u in p.picked if u.label in p.applies or u.passage in cited), p.picked[0])]
             used += [u for u in mine if u not in used]
@@ -1182,6 +1232,23 @@ def _probation_rule(rule: str, note: str) -> str:
         if grants:
             return "Yes"
     return ""
+
+
+def _without_figures(text: str, figures: set[str]) -> str:
+    """``text`` with the numbers among ``figures`` (normalised) blanked out, so no grammar offers them."""
+    if not figures:
+        return text
+    return _DIGITS.sub(lambda m: " " if normalise_number(m.group(0).rstrip(",")) in figures else m.group(0), text)
+
+
+#: A whole number written with ".00" where it is no amount of money ("paid at 2.00 times the hourly rate").
+_PADDED_WHOLE = re.compile(r"(?<![$€£₱\d,.])(\d+)\.00\b(?!\s*(?:USD|EUR|GBP|PHP|CAD|AUD|dollars?|euros?|pounds?)\b)")
+
+
+def _plain_wholes(text: str) -> str:
+    """The answer with a multiplier or count written as the policy wrote it: the grammar admits "2.00" for
+    a source's 2 so that money can be written as money, and a model writes it for a rate too."""
+    return _PADDED_WHOLE.sub(r"\1", text)
 
 
 def _unrepeated(text: str) -> str:

@@ -65,6 +65,16 @@ def asked_columns(question: str, columns: list[str]) -> list[str]:
     return [c for n, c in scored if n == best] if best else list(columns)
 
 
+def named_columns(question: str, columns: list[str]) -> list[str]:
+    """The columns the question names by a word of theirs, stem against stem ("everyone's salaries" names
+    "annual_salary_usd"; "pay rate" names "Pay Rate"); none where it names none."""
+    def stems(text: str) -> set[str]:
+        return {w[:5] for w in distinctive_words(text) if w.isalpha() and len(w) >= 3}
+
+    asked = stems(question or "")
+    return [c for c in columns if stems(c) & asked]
+
+
 def _lit(text: str) -> str:
     """A GBNF string literal."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
