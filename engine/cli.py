@@ -804,7 +804,8 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
             print(f"ok    site audit log: {site.audit} is neither readable nor rewritable by other accounts")
         if not site.audit_head:
             print("warn  site audit log: no audit_head in the site file, so a cut, emptied or replaced log "
-                  "cannot be told from a real one (set audit_head = \"/dev/log\")")
+                  "cannot be told from a real one (set audit_head = "
+                  + ('\"eventlog\"' if sys.platform == "win32" else '\"/dev/log\"') + ")")
     if settings.leave_requests:
         from engine.workflows.leave import RequestStore
 

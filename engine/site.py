@@ -62,7 +62,7 @@ class Site:
     employees: str = ""
     policies: str = ""
     audit: str = ""
-    audit_head: str = ""  # a syslog socket each audit entry's hash is sent to ("" = none)
+    audit_head: str = ""  # a syslog socket, or "eventlog" (Windows), each audit entry's hash goes to ("" = none)
     model: str = ""
     model_url: str = ""  # the site's inference server
     models: list[str] = field(default_factory=list)  # allowed model files; empty: any

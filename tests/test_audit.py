@@ -200,3 +200,43 @@ def test_with_the_journal_a_hash_counts_only_for_the_account_that_sent_it(shared
                                                (f"sha256={forged} account=root", "0")))
     assert count == 1 and "written in the name of 'nobody', but its hash was sent by root" in broken
 
+
+
+def _wevtutil_export(messages: list[str], provider: str = "hr-assistant-audit") -> str:
+    """What ``wevtutil qe Application /q:... /f:xml`` prints: one <Event> per line, oldest first."""
+    ns = "http://schemas.microsoft.com/win/2004/08/events/event"
+    return "\n".join(
+        f"<Event xmlns='{ns}'><System><Provider Name='{provider}'/><EventID Qualifiers='0'>1000</EventID>"
+        f"<Level>4</Level><TimeCreated SystemTime='2026-11-26T10:00:0{i % 10}.000Z'/><Computer>WS-17</Computer>"
+        f"<Security/></System><EventData><Data>{m}</Data></EventData></Event>" for i, m in enumerate(messages))
+
+
+@posix
+def test_the_windows_event_log_export_is_read_as_the_os_log(shared):
+    # (The event log itself exists on Windows only; its export, and what the app writes into it, are the
+    # same messages the syslog socket gets, so the chain is checked against it the same way.)
+    path = shared / "audit.log"
+    path.touch(mode=0o622)
+    sink = FakeSyslog(shared / "dev-log")
+    _entries(AuditLog(path, shared=True, head=AuditHead(str(sink.path))), 5)
+    _wait(sink, 5)
+    sent = [m.split(": ", 1)[1] for m in sink.messages]
+    assert sent[0] == AuditHead.message(_line_hash(path.read_bytes().splitlines()[0]), "ana")
+    export = _wevtutil_export(sent) + "\n" + _wevtutil_export([sent[0]], provider="someone-else")
+    heads = read_heads(export)
+    assert [h.sha256 for h in heads] == [m.split()[0].removeprefix("sha256=") for m in sent]
+    assert all(h.sender is None for h in heads)  # the Application log does not vouch for who wrote an event
+    assert verify_audit(path, heads) == (5, "")
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:3]))
+    assert verify_audit(path, heads) == (3, "entries 4 to 5 of the OS log are missing at the end (2 cut from the tail)")
+    sink.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the event log is there on Windows")
+def test_the_event_log_head_off_windows_is_a_clear_error_and_no_answer(shared):
+    path = shared / "audit.log"
+    path.touch(mode=0o622)
+    log = AuditLog(path, shared=True, head=AuditHead(AuditHead.EVENT_LOG))
+    with pytest.raises(DataFileError, match="Windows event log") as caught:
+        log.record("Ana Cruz", "employee", "q", True)
+    assert "Windows only" in caught.value.hint

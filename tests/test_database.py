@@ -298,8 +298,9 @@ def test_the_database_fills_who_filed_and_decided_and_allows_only_real_decisions
               "NULL, '2027-03-01 2027-03-02', %s)")
     with connect(loaded["tcp"], "lwei") as conn:
         conn.execute(insert, ("d1", "Li Wei", "praman"))  # "prepared by HR", a NULL balance
-        row = conn.execute("SELECT prepared_by, db_user, status, decided_by, balance_before, balance_after, "
-                           "employee_role, manager_role FROM hr.leave_requests WHERE id = 'd1'").fetchone()
+        row = conn.execute("SELECT prepared_by, db_user, status, decided_by, b.balance_before, b.balance_after, "
+                           "employee_role, manager_role FROM hr.leave_requests r JOIN hr.leave_request_balances b "
+                           "USING (id) WHERE id = 'd1'").fetchone()
         # the database's own values, not the client's: the balances come from Li Wei's row (4 sick days)
         assert row == ("lwei", "lwei", "pending", None, 4, 2, "lwei", "obello")
     with connect(loaded["tcp"], "praman") as conn:
@@ -336,6 +337,69 @@ def test_init_db_runs_again_on_a_schema_name_in_capitals(server, tmp_path):
         init_db(conn, csv, database, AccessPolicy())
         init_db(conn, csv, database, AccessPolicy())  # the leave table's policy is dropped and made again
         assert conn.execute('SELECT count(*) FROM "HR Site".employees').fetchone()[0] == 8
+
+
+def test_a_request_pending_from_before_the_rules_is_declined_when_they_are_installed(server, tmp_path):
+    """A row filed when only db_user was checked carries the client's balances and author: installing the
+    rules declines it, with the reason and an audit row, so nobody approves a forged balance."""
+    from engine.data.database import STALE_REASON
+
+    csv = _company(tmp_path / "staff.csv")
+    database = {"dsn": server.dsn(), "schema": "hr_upgrade"}
+    with connect(database, "postgres") as conn:
+        init_db(conn, csv, database, AccessPolicy())
+        conn.execute("DROP TRIGGER leave_rules ON hr_upgrade.leave_requests")  # the table as an older release left it
+        conn.execute("INSERT INTO hr_upgrade.leave_requests (id, employee, leave_type, start, \"end\", day_count, "
+                     "balance_before, balance_after, days, prepared_by, db_user) VALUES ('old1', 'Li Wei', 'sick', "
+                     "'2027-03-01', '2027-03-02', 2, 900, 898, '2027-03-01 2027-03-02', 'praman', 'lwei')")
+        conn.execute("INSERT INTO hr_upgrade.leave_requests (id, employee, leave_type, start, \"end\", day_count, "
+                     "balance_before, balance_after, days, prepared_by, db_user, status) VALUES ('old2', 'Li Wei', "
+                     "'sick', '2027-04-01', '2027-04-01', 1, 4, 3, '2027-04-01', 'lwei', 'lwei', 'approved')")
+        init_db(conn, csv, database, AccessPolicy())
+        rows = {r[0]: r[1:] for r in conn.execute("SELECT id, status, decision_reason, decided_by IS NOT NULL "
+                                                  "FROM hr_upgrade.leave_requests").fetchall()}
+        assert rows["old1"] == ("declined", STALE_REASON, True)
+        assert rows["old2"][0] == "approved"  # a decision already made is history, not reopened
+        audited = conn.execute("SELECT employee, query, detail FROM hr_upgrade.audit WHERE detail = 'request old1'"
+                               ).fetchall()
+        assert audited == [("Li Wei", f"leave request declined: {STALE_REASON}", "request old1")]
+        # The rules are back: it cannot be approved now.
+        with pytest.raises(psycopg.errors.CheckViolation, match="declined already"):
+            conn.execute("UPDATE hr_upgrade.leave_requests SET status = 'approved' WHERE id = 'old1'")
+
+
+def test_a_manager_sees_no_balance_the_employee_table_hides_from_them(loaded, server, tmp_path, monkeypatch):
+    """With the sick-day column HR-only, a report's request shows the manager its dates, not the balance
+    (in the app and with psql); the employee and HR see it."""
+    from engine.data.database import DatabaseRequestStore
+
+    csv = _company(tmp_path / "staff.csv")
+    database = {"dsn": server.dsn(), "schema": "hr_hidden"}
+    with connect(database, "postgres") as conn:
+        init_db(conn, csv, database, AccessPolicy(hr_only_columns=["sick_days_remaining"]))
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    tcp = {"dsn": server.dsn(tcp=True), "schema": "hr_hidden"}
+    with connect(tcp, "lwei") as conn:
+        conn.execute("INSERT INTO hr_hidden.leave_requests (id, employee, leave_type, start, \"end\", day_count, "
+                     "days) VALUES ('h1', 'Li Wei', 'sick', '2027-03-01', '2027-03-02', 2, '2027-03-01 2027-03-02')")
+    seen = {role: next(r for r in DatabaseRequestStore(tcp, role).list() if r["id"] == "h1")
+            for role in ("lwei", "obello", "praman")}
+    assert (seen["lwei"]["balance_before"], seen["lwei"]["balance_after"]) == (4, 2)
+    assert (seen["praman"]["balance_before"], seen["praman"]["balance_after"]) == (4, 2)
+    assert (seen["obello"]["balance_before"], seen["obello"]["balance_after"]) == (None, None)
+    assert seen["obello"]["start"] == "2027-03-01"  # the request itself is theirs to decide
+    with connect(tcp, "obello") as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT balance_before FROM hr_hidden.leave_requests")
+        assert conn.execute("SELECT count(*) FROM hr_hidden.leave_request_balances").fetchone()[0] == 0
+        conn.execute("UPDATE hr_hidden.leave_requests SET status = 'approved' WHERE id = 'h1'")
+    # Where the column is not HR-only, the manager reads the balance they could read in the employee table.
+    with connect(loaded["tcp"], "lwei") as conn:
+        conn.execute("INSERT INTO hr.leave_requests (id, employee, leave_type, start, \"end\", day_count, days) "
+                     "VALUES ('h2', 'Li Wei', 'sick', '2027-05-03', '2027-05-03', 1, '2027-05-03')")
+    mine = next(r for r in DatabaseRequestStore(loaded["tcp"], "obello").list() if r["id"] == "h2")
+    assert mine["balance_before"] is not None
+    DatabaseRequestStore(loaded["tcp"], "lwei").decide("h2", "cancelled")  # (the balance is the later tests' again)
 
 
 def test_site_mode_approval_stores_the_request_in_the_database(loaded, site_file):
@@ -454,6 +518,58 @@ def test_the_requests_command_walks_the_lifecycle_as_the_os_account(loaded, site
     assert "cancelled already" in capsys.readouterr().err
     assert main(["requests", "--all", "--csv", "-"]) == 0
     assert f"{mine.id},Ana Cruz," in capsys.readouterr().out
+
+
+def test_a_manager_decides_a_reports_request_in_the_window_and_the_database_records_it(loaded, server, site_file,
+                                                                                       tmp_path, monkeypatch, qtbot):
+    """The window in database mode, signed in by the OS as a manager: a report's request is listed (the
+    database's rows), declined only with a reason, approved with a click, and the database says by whom."""
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import Qt
+
+    from desktop.ui.main_window import MainWindow
+    from engine.model.scripted import ScriptedBackend
+    from engine.settings import Settings
+
+    csv = tmp_path / "staff.csv"
+    csv.write_text(_company(tmp_path / "base.csv").read_text().replace(f"Ana Cruz,{ME},", "Ana Cruz,acruz,")
+                   .replace("Olu Bello,obello,", f"Olu Bello,{ME},"), encoding="utf-8")
+    database = {"dsn": server.dsn(), "schema": "hr_window"}
+    with connect(database, "postgres") as conn:
+        init_db(conn, csv, database, AccessPolicy(hr_only_columns=["notes"]))
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    with connect({"dsn": server.dsn(tcp=True), "schema": "hr_window"}, "lwei") as conn:
+        conn.execute("INSERT INTO hr_window.leave_requests (id, employee, leave_type, start, \"end\", day_count, "
+                     "days) VALUES ('w1', 'Li Wei', 'sick', '2027-03-01', '2027-03-02', 2, '2027-03-01 2027-03-02')")
+    site_file(f'[database]\ndsn = "{server.dsn()}"\nschema = "hr_window"\n[access]\nhr_only_columns = ["notes"]\n')
+    window = MainWindow(Settings(agent_mode="react"), backend_factory=lambda s: ScriptedBackend([]), ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.role == "manager", timeout=60000)
+    problems: list[str] = []
+    window._problem = lambda title, message, hint="": problems.append(message)
+    window.open_requests()
+    dialog = window.requests_dialog
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 1, timeout=30000)
+    assert [dialog.table.item(0, c).text() for c in (0, 1, 5, 6, 7)] == ["w1", "Li Wei", "2", "2", "pending"]
+    dialog.table.selectRow(0)
+    assert dialog.approve.isEnabled() and not dialog.decline.isEnabled() and not dialog.cancel_request.isEnabled()
+    dialog.reason.setText("busy week")
+    assert dialog.decline.isEnabled()
+    dialog.reason.clear()
+    qtbot.mouseClick(dialog.approve, Qt.LeftButton)
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 0, timeout=30000)  # pending only: decided, it is gone
+    with connect(database, "postgres") as conn:
+        assert conn.execute("SELECT status, decided_by FROM hr_window.leave_requests WHERE id = 'w1'").fetchone() == (
+            "approved", ME)
+        # (the database's own row of the step, in the manager's name; the app adds its own beside it)
+        assert conn.execute("SELECT count(*) FROM hr_window.audit WHERE detail = 'request w1' AND role = 'manager' "
+                            "AND account = %s AND query = 'leave request approved: sick leave 2027-03-01 to "
+                            "2027-03-02, 2 days'", (ME,)).fetchone()[0] == 1
+    # A second decision of the same request, sent anyway, is the database's refusal, said in the window.
+    window.request_act_on_request.emit("w1", "declined", "changed my mind")
+    qtbot.waitUntil(lambda: bool(problems), timeout=30000)
+    assert "approved already" in problems[0]
 
 
 _MONDAYS = iter(range(10_000))

@@ -225,3 +225,22 @@ def test_a_site_sharing_an_employee_file_without_a_database_refuses_requests(sit
         refusing.run("vacation from 2027-07-14 to 2027-07-14", me())
     assert main(["requests"]) == 1
     assert "need the site database" in capsys.readouterr().err
+
+
+def test_a_manager_is_not_shown_a_reports_balance_in_an_hr_only_column():
+    from types import SimpleNamespace
+
+    from engine.workflows.leave import visible_to
+
+    rows = [{"id": "a", "employee": "Li Wei", "balance_before": 4, "balance_after": 2, "balance_column": "sick"},
+            {"id": "b", "employee": "Li Wei", "balance_before": 9, "balance_after": 8, "balance_column": "vacation"},
+            {"id": "c", "employee": "Li Wei", "balance_before": 5, "balance_after": 4},  # which column: unknown
+            {"id": "d", "employee": "Olu Bello", "balance_before": 3, "balance_after": 1, "balance_column": "sick"},
+            {"id": "e", "employee": "Sara Kim", "balance_before": 1, "balance_after": 0, "balance_column": "sick"}]
+    manager = SimpleNamespace(role="manager", name="Olu Bello", reports=["Li Wei"], hr_only_columns=frozenset({"sick"}))
+    shown = {r["id"]: r["balance_after"] for r in visible_to(rows, manager)}
+    assert shown == {"a": None, "b": 8, "c": None, "d": 1}  # not Sara Kim's at all; their own in full
+    open_ = SimpleNamespace(role="manager", name="Olu Bello", reports=["Li Wei"], hr_only_columns=frozenset())
+    assert {r["id"]: r["balance_after"] for r in visible_to(rows, open_)} == {"a": 2, "b": 8, "c": 4, "d": 1}
+    hr = SimpleNamespace(role="hr", name="Priya Raman", reports=[], hr_only_columns=frozenset({"sick"}))
+    assert visible_to(rows, hr) == rows

@@ -125,12 +125,22 @@ class AuditHead:
 
     TAG = "hr-assistant-audit"
 
+    #: ``audit_head`` that names the Windows event log (the Application log, this tag as its source).
+    EVENT_LOG = "eventlog"
+
     def __init__(self, socket_path: str) -> None:
         self.socket_path = socket_path
 
+    @staticmethod
+    def message(line_hash: str, account: str) -> str:
+        """The message each entry's hash is logged as (what :func:`read_heads` reads back)."""
+        return f"sha256={line_hash} account={_one_word(account)}"
+
     def send(self, line_hash: str, account: str) -> None:
+        if self.socket_path == self.EVENT_LOG:
+            return _report_event(self.TAG, self.message(line_hash, account))
         # <110>: facility "log audit" (13), severity info (6).
-        message = f"<110>{self.TAG}[{os.getpid()}]: sha256={line_hash} account={_one_word(account)}".encode()
+        message = f"<110>{self.TAG}[{os.getpid()}]: {self.message(line_hash, account)}".encode()
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
                 sock.settimeout(5)
@@ -140,6 +150,39 @@ class AuditHead:
                                 f"({getattr(exc, 'strerror', None) or exc}).",
                                 hint="The query was not answered. Ask IT to check the system log service "
                                      "(audit_head in the site file).") from None
+
+
+def _report_event(source: str, message: str) -> None:
+    """Write ``message`` to the Windows Application event log as ``source`` (advapi32's ReportEventW). A
+    standard user can write there and cannot clear it or edit an event (that takes an administrator)."""
+    try:
+        import ctypes
+        from ctypes import wintypes
+
+        advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)  # type: ignore[attr-defined]
+        advapi32.RegisterEventSourceW.restype = wintypes.HANDLE
+        advapi32.RegisterEventSourceW.argtypes = [wintypes.LPCWSTR, wintypes.LPCWSTR]
+        advapi32.ReportEventW.restype = wintypes.BOOL
+        advapi32.ReportEventW.argtypes = [wintypes.HANDLE, wintypes.WORD, wintypes.WORD, wintypes.DWORD, ctypes.c_void_p,
+                                          wintypes.WORD, wintypes.DWORD, ctypes.POINTER(wintypes.LPCWSTR),
+                                          ctypes.c_void_p]
+        advapi32.DeregisterEventSource.argtypes = [wintypes.HANDLE]
+        handle = advapi32.RegisterEventSourceW(None, source)
+        if not handle:
+            raise OSError(ctypes.get_last_error(), "RegisterEventSourceW failed")  # type: ignore[attr-defined]
+        try:
+            strings = (wintypes.LPCWSTR * 1)(message)
+            # EVENTLOG_INFORMATION_TYPE (4), category 0, event 1000, no SID (the log's own record of the
+            # process says who), one string, no binary data.
+            if not advapi32.ReportEventW(handle, 4, 0, 1000, None, 1, 0, strings, None):
+                raise OSError(ctypes.get_last_error(), "ReportEventW failed")  # type: ignore[attr-defined]
+        finally:
+            advapi32.DeregisterEventSource(handle)
+    except (OSError, AttributeError, ImportError) as exc:  # AttributeError / ImportError: not Windows
+        raise DataFileError(f"The audit entry's hash could not be written to the Windows event log "
+                            f"({getattr(exc, 'strerror', None) or exc}).",
+                            hint="The query was not answered. audit_head = \"eventlog\" works on Windows only; "
+                                 "elsewhere name the syslog socket (\"/dev/log\").") from None
 
 
 def _one_word(text: str) -> str:
@@ -384,6 +427,8 @@ def read_heads(text: str) -> list[Head]:
     (``_UID``), which nobody can choose. ``-o cat`` (one message per line) and the tagged lines of a
     syslog file are read too, but do not say who sent a line: anyone can log a line with that tag. A
     line counts only when the whole message is exactly what the app sends."""
+    if "<Event" in text and AuditHead.TAG in text:
+        return _event_log_heads(text)
     heads: list[Head] = []
     for line in text.splitlines():
         line = line.strip()
@@ -402,6 +447,32 @@ def read_heads(text: str) -> list[Head]:
         m = _MESSAGE.fullmatch(body.group(1) if body else line)
         if m:
             heads.append(Head(m.group(1), m.group(2)))
+    return heads
+
+
+#: One event of a ``wevtutil qe Application /f:xml`` export.
+_EVENT = re.compile(r"<Event\b.*?</Event>", re.S)
+
+
+def _event_log_heads(text: str) -> list[Head]:
+    """The entry hashes of a Windows event log export (``wevtutil qe Application /q:"*[System[Provider
+    [@Name='hr-assistant-audit']]]" /f:xml``, oldest first): only events of the app's source count. Like a
+    syslog file, the Application log does not vouch for who wrote an event, so no sender is given."""
+    import xml.etree.ElementTree as ET
+
+    heads: list[Head] = []
+    for m in _EVENT.finditer(text):
+        try:
+            event = ET.fromstring(m.group(0))
+        except ET.ParseError:
+            continue
+        provider = next((e for e in event.iter() if e.tag.rsplit("}", 1)[-1] == "Provider"), None)
+        if provider is None or provider.get("Name") != AuditHead.TAG:
+            continue
+        data = [e.text or "" for e in event.iter() if e.tag.rsplit("}", 1)[-1] == "Data"]
+        found = _MESSAGE.fullmatch(data[0].strip()) if len(data) == 1 else None
+        if found:
+            heads.append(Head(found.group(1), found.group(2)))
     return heads
 
 

@@ -214,7 +214,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
     text_rows = _text_rows(employees, cols)
 
     def run(query, params=None):
-        conn.execute(query, params)
+        return conn.execute(query, params)
 
     with conn.transaction():
         run(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
@@ -275,7 +275,8 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
         run(sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}, {}").format(
             sql.Identifier(str(database.get("schema", "hr")), "audit_id_seq"), ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
         _audit_rules(run, schema)
-        _leave_table(run, schema, ident(str(name_col or key_col)), leave_columns(table), str(database.get("schema", "hr")))
+        _leave_table(run, schema, ident(str(name_col or key_col)), leave_columns(table), str(database.get("schema", "hr")),
+                     frozenset(hr_only & set(cols)))
         _leave_calendar(run, schema, calendar)
         powerful = [r for (r,) in conn.execute("SELECT rolname FROM pg_roles WHERE (rolsuper OR rolbypassrls) "
                                                "AND rolname = ANY(%s)", (list(roles.values()),)).fetchall()]
@@ -302,10 +303,16 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
             "hr_only_columns": sorted(hr_only & set(cols))}
 
 
+#: Every column of ``<schema>.leave_requests``.
+LEAVE_COLUMNS = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before", "balance_after", "days",
+                 "prepared_by", "prepared_at", "approved_at", "status", "db_user", "decided_by", "decided_at",
+                 "decision_reason", "employee_role", "manager_role", "balance_column")
 LEAVE_INSERT_COLUMNS = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before",
                         "balance_after", "days", "prepared_by", "prepared_at")
 #: Longest decision reason the database keeps (a reason is a sentence, not a document).
 MAX_REASON = 500
+#: Why a request still pending from before the database's rules is declined when they are installed.
+STALE_REASON = "filed before the database checked leave requests; please file it again"
 
 
 def _audit_rules(run, schema) -> None:
@@ -355,7 +362,8 @@ def _leave_calendar(run, schema, calendar) -> None:
                                                             sql.Identifier(EMPLOYEE_GROUP), sql.Identifier(HR_GROUP)))
 
 
-def _leave_table(run, schema, name_col, leave_map: dict[str, str], schema_name: str) -> None:
+def _leave_table(run, schema, name_col, leave_map: dict[str, str], schema_name: str,
+                 hr_only: frozenset[str] = frozenset()) -> None:
     """Leave requests (site mode), kept across reloads, with their whole lifecycle enforced here.
 
     An employee files a request for their own row (HR may file for anyone); the database fills in who
@@ -539,6 +547,16 @@ $rules$""").format(s=schema, name=name_col, role=ident(ROLE_COL), mgr=ident(MANA
                    hr_group=sql.Literal(HR_GROUP), max_reason=sql.Literal(MAX_REASON),
                    s_name=sql.Literal(schema_name), role_name=sql.Literal(ROLE_COL)))
     run(sql.SQL("DROP TRIGGER IF EXISTS leave_rules ON {}.leave_requests").format(schema))
+    # A request still pending from before these rules was filed with whatever balances, author and day count
+    # its client wrote: none of it can be trusted, so it is declined (with the reason, and audited) and the
+    # person files it again under the rules. Fail closed: approving it would spend a forged balance.
+    stale = run(sql.SQL("UPDATE {}.leave_requests SET status = 'declined', decided_by = current_user, "
+                        "decided_at = now(), decision_reason = %s WHERE status = 'pending' AND employee_role IS NULL "
+                        "RETURNING id, employee").format(schema), (STALE_REASON,))
+    for request_id, employee in stale.fetchall():
+        run(sql.SQL("INSERT INTO {}.audit (account, employee, role, query, allowed, detail) VALUES "
+                    "(current_user, %s, 'hr', %s, true, %s)").format(schema),
+            (employee, f"leave request declined: {STALE_REASON}", f"request {request_id}"))
     run(sql.SQL("CREATE TRIGGER leave_rules BEFORE INSERT OR UPDATE ON {s}.leave_requests "
                 "FOR EACH ROW EXECUTE FUNCTION {s}.leave_rules()").format(s=schema))
     run(sql.SQL("REVOKE ALL ON FUNCTION {}.leave_rules() FROM PUBLIC").format(schema))
@@ -563,9 +581,24 @@ $$ SELECT EXISTS (SELECT 1 FROM {s}.employees WHERE {role} = emp_role AND {mgr} 
                 "AND status = 'pending' AND ({hr} OR employee_role = session_user))").format(s=schema, hr=hr))
     run(sql.SQL("CREATE POLICY leave_read ON {}.leave_requests FOR SELECT USING {}").format(schema, party))
     run(sql.SQL("CREATE POLICY leave_update ON {}.leave_requests FOR UPDATE USING {}").format(schema, party))
-    run(sql.SQL("REVOKE ALL ON {}.leave_requests FROM PUBLIC").format(schema))
-    run(sql.SQL("GRANT SELECT, INSERT ({}) ON {}.leave_requests TO {}, {}").format(
+    run(sql.SQL("REVOKE ALL ON {}.leave_requests FROM PUBLIC, {}, {}").format(
+        schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+    # A balance is read through leave_request_balances (below), which withholds an HR-only balance column
+    # from the manager: the request must not show what the employee table hides.
+    run(sql.SQL("GRANT SELECT ({}) ON {}.leave_requests TO {}").format(
+        sql.SQL(", ").join(ident(c) for c in LEAVE_COLUMNS if c not in ("balance_before", "balance_after")),
+        schema, ident(EMPLOYEE_GROUP)))
+    run(sql.SQL("GRANT SELECT ON {}.leave_requests TO {}").format(schema, ident(HR_GROUP)))
+    run(sql.SQL("GRANT INSERT ({}) ON {}.leave_requests TO {}, {}").format(
         sql.SQL(", ").join(ident(c) for c in LEAVE_INSERT_COLUMNS), schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
+    run(sql.SQL("""CREATE OR REPLACE VIEW {s}.leave_request_balances WITH (security_barrier) AS
+SELECT id, balance_before, balance_after FROM {s}.leave_requests
+WHERE db_user = session_user OR employee_role = session_user OR {hr}
+   OR ({s}.manages(employee_role) AND balance_column IS NOT NULL AND NOT (balance_column = ANY ({hidden})))""").format(
+        s=schema, hr=hr, hidden=sql.Literal(sorted(hr_only))))
+    run(sql.SQL("REVOKE ALL ON {}.leave_request_balances FROM PUBLIC").format(schema))
+    run(sql.SQL("GRANT SELECT ON {}.leave_request_balances TO {}, {}").format(
+        schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
     run(sql.SQL("GRANT UPDATE (status, decision_reason) ON {}.leave_requests TO {}, {}").format(
         schema, ident(EMPLOYEE_GROUP), ident(HR_GROUP)))
 
@@ -586,16 +619,20 @@ class DatabaseRequestStore:
         """File a request; the database fills in the balances (from the employee row) and who filed it."""
         from psycopg import sql
 
-        insert = sql.SQL("INSERT INTO {}.leave_requests ({}) VALUES ({}) RETURNING balance_before::float8, "
-                         "balance_after::float8").format(
-            _schema(self.database), sql.SQL(", ").join(sql.Identifier(c) for c in LEAVE_INSERT_COLUMNS),
+        schema = _schema(self.database)
+        insert = sql.SQL("INSERT INTO {}.leave_requests ({}) VALUES ({})").format(
+            schema, sql.SQL(", ").join(sql.Identifier(c) for c in LEAVE_INSERT_COLUMNS),
             sql.SQL(", ").join(sql.Placeholder() * len(LEAVE_INSERT_COLUMNS)))
+        # (the balances the database wrote, read where this role may read them: the filer always may)
+        balances = sql.SQL("SELECT balance_before::float8, balance_after::float8 FROM {}.leave_request_balances "
+                           "WHERE id = %s").format(schema)
         values = (request.id, request.employee, request.leave_type, request.start, request.end, request.day_count,
                   request.balance_before, request.balance_after, " ".join(request.days), request.prepared_by,
                   request.prepared_at)
         with connect(self.database, self.user) as conn:
-            row = self._run(conn, insert, values, f"store a leave request for {request.employee}").fetchone()
-        request.balance_before, request.balance_after = row
+            self._run(conn, insert, values, f"store a leave request for {request.employee}")
+            row = self._run(conn, balances, (request.id,), "read the request's balances back").fetchone()
+        request.balance_before, request.balance_after = row if row else (None, None)
         request.status = "pending"
 
     def decide(self, request_id: str, status: str, reason: str = "") -> dict:
@@ -636,13 +673,16 @@ class DatabaseRequestStore:
         from psycopg import sql
 
         psycopg = _psycopg()
-        query = sql.SQL("SELECT id, employee, leave_type, start::text, \"end\"::text, day_count::float8, "
-                        "balance_before::float8, balance_after::float8, days, prepared_by, prepared_at, "
+        # Balances through the view that withholds an HR-only balance column from the manager (NULL there).
+        query = sql.SQL("SELECT r.id, employee, leave_type, start::text, \"end\"::text, day_count::float8, "
+                        "b.balance_before::float8, b.balance_after::float8, days, prepared_by, prepared_at, "
                         "to_char(approved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), status, db_user, "
                         "employee_role, manager_role, decided_by, "
-                        "to_char(decided_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), decision_reason "
-                        "FROM {}.leave_requests" + (" WHERE status = %s" if status else "")
-                        + " ORDER BY approved_at, id").format(_schema(self.database))
+                        "to_char(decided_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), decision_reason, "
+                        "balance_column "
+                        "FROM {s}.leave_requests r LEFT JOIN {s}.leave_request_balances b ON b.id = r.id"
+                        + (" WHERE status = %s" if status else "")
+                        + " ORDER BY approved_at, r.id").format(s=_schema(self.database))
         with connect(self.database, self.user) as conn:
             try:
                 rows = conn.execute(query, (status,) if status else None).fetchall()
@@ -655,7 +695,7 @@ class DatabaseRequestStore:
 #: What :meth:`DatabaseRequestStore.list` returns per request.
 REQUEST_FIELDS = ("id", "employee", "leave_type", "start", "end", "day_count", "balance_before", "balance_after",
                   "days", "prepared_by", "prepared_at", "approved_at", "status", "db_user", "employee_role",
-                  "manager_role", "decided_by", "decided_at", "decision_reason")
+                  "manager_role", "decided_by", "decided_at", "decision_reason", "balance_column")
 
 
 def _first_line(exc: BaseException) -> str:

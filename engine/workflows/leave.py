@@ -281,7 +281,18 @@ def visible_to(rows: list[dict], viewer) -> list[dict]:
     if viewer.role == "hr":
         return rows
     names = {viewer.name, *getattr(viewer, "reports", [])}
-    return [r for r in rows if r.get("employee") in names]
+    hidden = set(getattr(viewer, "hr_only_columns", ()))
+    out = []
+    for r in rows:
+        if r.get("employee") not in names:
+            continue
+        # A report's balance in a column the employee table keeps for HR is not the manager's to read here
+        # either; a row that does not say which column it books against is treated as such where any is.
+        column = r.get("balance_column")
+        if r.get("employee") != viewer.name and hidden and (column is None or column in hidden):
+            r = {**r, "balance_before": None, "balance_after": None}
+        out.append(r)
+    return out
 
 
 def export_csv(store, status: str | None = "pending") -> str:
