@@ -21,8 +21,6 @@ from engine.identity import Identity, os_account, resolve_identity
 from engine.settings import Settings, data_dir
 from engine.site import Site, load_site
 from engine.tools.base import ToolContext
-from engine.tools.base import Tool
-from engine.tools.calculator import CalculatorTool
 from engine.tools.employee_data import EmployeeDataTool
 from engine.tools.registry import ToolRegistry
 
@@ -125,16 +123,12 @@ def build_policy_index(settings: Settings, sources: Sources | None = None, *, re
 
 
 def assemble_tools(policy_index=None, data_tool=None, leave_tool=None) -> ToolRegistry:
-    """The agent's tools in their fixed order; a part that could not be loaded (None) is left out."""
-    from engine.tools.policy_search import PolicySearchTool
+    """The agent's tools in the catalog's order; a part that could not be loaded (None) is left out
+    (see :func:`engine.tools.catalog.assemble`)."""
+    from engine.tools.base import ToolParts
+    from engine.tools.catalog import assemble
 
-    tools: list[Tool] = [PolicySearchTool(policy_index)] if policy_index is not None else []
-    if data_tool is not None:
-        tools.append(data_tool)
-    tools.append(CalculatorTool())
-    if leave_tool is not None:
-        tools.append(leave_tool)
-    return ToolRegistry(tools)
+    return assemble(ToolParts(policy_index=policy_index, data_tool=data_tool, leave_tool=leave_tool))
 
 
 def build_leave_tool(settings: Settings, data_tool, sources: Sources | None = None):

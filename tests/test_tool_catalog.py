@@ -1,5 +1,5 @@
 """Tools describe themselves: the window's labels and call descriptions, and which tools take only
-sourced numbers, come from the tool classes (a new tool is its module plus one line of the catalog)."""
+sourced numbers, come from the tool classes; a new tool is its module, found by the catalog."""
 
 from __future__ import annotations
 
@@ -56,3 +56,42 @@ def test_a_tool_that_takes_only_sourced_numbers_is_checked_by_the_loop_without_n
     assert tool.calls == ["21"]  # 17 is in no source: refused before the tool ran
     assert "17 is not in the question" in trace.steps[0].observation
     assert trace.answer == "42"
+
+
+def test_a_new_tool_is_one_module_the_catalog_finds_and_builds(tmp_path, monkeypatch):
+    import engine.tools
+    from engine.tools import catalog
+    from engine.tools.base import ToolParts
+
+    (tmp_path / "echo_tool.py").write_text(
+        "from engine.tools.base import Tool, ToolCard, ToolResult\n"
+        "class EchoTool(Tool):\n"
+        "    name = 'echo'\n"
+        "    label = 'the echo'\n"
+        "    order = 35\n"
+        "    @classmethod\n"
+        "    def build(cls, parts):\n"
+        "        return cls()\n"
+        "    @classmethod\n"
+        "    def describe_call(cls, tool_input):\n"
+        "        return f'Echoing {tool_input}'\n"
+        "    def card(self, context):\n"
+        "        return ToolCard(self.name, 'says it back', 'text', 'hello')\n"
+        "    def grammar_rules(self, root, json_string=False):\n"
+        "        return f'{root} ::= [a-z ]+'\n"
+        "    def run(self, tool_input, context):\n"
+        "        return ToolResult(tool_input)\n", encoding="utf-8")
+    monkeypatch.setattr(engine.tools, "__path__", [*engine.tools.__path__, str(tmp_path)])
+    import importlib
+    import sys
+
+    spec = importlib.util.spec_from_file_location("engine.tools.echo_tool", tmp_path / "echo_tool.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "engine.tools.echo_tool", module)
+    spec.loader.exec_module(module)
+    kinds = catalog._discover()
+    assert list(kinds) == ["policy_search", "employee_data", "calculator", "echo", "leave_request"]  # by order
+    monkeypatch.setattr(catalog, "KINDS", kinds)
+    assert catalog.label("echo") == "the echo" and catalog.describe_call("echo", "hi") == "Echoing hi"
+    # Built from what was loaded: no index and no data here, so the calculator and the new tool only.
+    assert catalog.assemble(ToolParts()).names == ["calculator", "echo"]

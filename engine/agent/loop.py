@@ -42,6 +42,8 @@ from engine.agent.steps import (
 from engine.agent.plan import (PlanStep, execute, parse_plan, plan_example, plan_grammar, plan_instructions, plan_text,
                                several_parts)
 from engine.tools.base import ToolContext, ToolResult
+from engine.tools.calculator import CalculatorTool
+from engine.tools.employee_data import EmployeeDataTool
 from engine.tools.registry import TURN_PREFIX, ToolRegistry
 from engine.agent.turn_format import ReActFormat, Segment, TurnFormat, format_observation, neutralise
 
@@ -400,7 +402,7 @@ class Agent:
 
     def _final(self, state: _TurnState, turn, text: str, sources: list[str], generation: Generation) -> Iterator[Step]:
         """A final answer, through the checks of :mod:`engine.agent.answer_checks` in order."""
-        calculation = written_calculation(turn.final, sources) if "calculator" in self.tools.names else None
+        calculation = written_calculation(turn.final, sources) if self.tools.of(CalculatorTool) is not None else None
         note = checks.calculation_note(calculation, tools_left=state.allow_tools, sent_back=state.calc_retry)
         if note:  # the arithmetic left to the reader (or done wrong in the text): once, back to the tool
             state.calc_retry = True
@@ -504,7 +506,7 @@ class Agent:
         offer the walk-through. The steps are HR's words, so no model call is needed or wanted."""
         from engine.workflows.procedures import Walkthrough, answer_text, check_applicability
 
-        applicability = check_applicability(procedure, self.tools.get("employee_data"), self.context)
+        applicability = check_applicability(procedure, self.tools.of(EmployeeDataTool), self.context)
         walkthrough = None if applicability.verdict == "does_not_apply" else Walkthrough.start(procedure).to_dict()
         answer = answer_text(procedure, applicability)
         trace.procedure = {"id": procedure.id, "title": procedure.title, "source": procedure.source,
@@ -623,7 +625,7 @@ class Agent:
         the head from two looked-up numbers that the answer also states (two salaries and their
         sum). Their results are then tool results like any other, and the trace says which numbers
         and how."""
-        if "calculator" not in self.tools.names:
+        if self.tools.of(CalculatorTool) is None:
             return []
         confirmed: list[str] = []
         for expression in shown_calculations(answer):
@@ -640,10 +642,10 @@ class Agent:
     def _calculate(self, expression: str, why: str, trace: Trace) -> list[str]:
         """The calculator's observation of ``expression`` (recorded in the trace), or none if it fails."""
         try:
-            result = self.tools["calculator"].run(expression, self.context)
+            result = self.tools.need(CalculatorTool).run(expression, self.context)
         except HRAssistantError:
             return []
-        trace.steps.append(TraceStep(f"({why}; the calculator confirmed it.)", "calculator", expression,
+        trace.steps.append(TraceStep(f"({why}; the calculator confirmed it.)", CalculatorTool.name, expression,
                                      result.text, True))
         return [result.text]
 
@@ -657,14 +659,14 @@ class Agent:
                 break
             plain = as_arithmetic(expression)
             try:
-                result = self.tools["calculator"].run(f"round({plain}, 2)", self.context)
+                result = self.tools.need(CalculatorTool).run(f"round({plain}, 2)", self.context)
             except HRAssistantError:
                 break  # not a calculation after all (a division by zero, say): leave the text as written
             value = result.text.rsplit("=", 1)[-1].strip()
             answer = answer.replace(expression, f"{expression} = {value}", 1)
             worked.append(result.text)
             trace.steps.append(TraceStep("(The answer wrote out a calculation; the calculator worked it out.)",
-                                         "calculator", f"round({plain}, 2)", result.text, True))
+                                         CalculatorTool.name, f"round({plain}, 2)", result.text, True))
         return answer, worked
 
     def _account(self, trace: Trace, generation: Generation) -> None:

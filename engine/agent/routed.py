@@ -47,6 +47,7 @@ from engine.agent.steps import (ActionStep, AnswerToken, ErrorStep, FinalAnswer,
                                 StageStarted, Step, ThoughtStep, Trace, TraceStep)
 from engine.agent.turn_format import format_observation, neutralise
 from engine.agent.units import culprits, line_problem, pay_ceiling, unit_of
+from engine.tools.calculator import CalculatorTool
 from engine.tools.employee_data import EmployeeDataTool
 from engine.tools.leave_request import LeaveRequestTool
 from engine.tools.policy_search import PolicySearchTool
@@ -193,7 +194,7 @@ class RoutedAgent(Agent):
         return self._profile
 
     def system_prompt(self) -> str:
-        leave = ", and preparing leave requests for approval" if self.tools.get("leave_request") else ""
+        leave = ", and preparing leave requests for approval" if self.tools.of(LeaveRequestTool) else ""
         return SYSTEM_PROMPT.format(leave=leave, today=self.context.today, role=self.context.role,
                                     name=self.context.name or self.context.user or "an employee",
                                     record=self.profile.render()).rstrip()
@@ -205,16 +206,16 @@ class RoutedAgent(Agent):
     def allowed_kinds(self) -> list[str]:
         """Kinds this person's questions can take: a team needs reports, data needs a row in the data."""
         kinds = ["small_talk", "policy", "calculation", "other"]
-        has_search = self.tools.get("policy_search") is not None
+        has_search = self.tools.of(PolicySearchTool) is not None
         if not has_search:
             kinds.remove("policy")
-        if self.tools.get("employee_data") is not None and self.profile.found:
+        if self.tools.of(EmployeeDataTool) is not None and self.profile.found:
             kinds += ["my_data", "my_calc", "company"]
             if has_search:
                 kinds += ["policy_me", "policy_calc"]
             if self.profile.reports_total:
                 kinds.append("my_team")
-        if self.tools.get("leave_request") is not None and self.profile.found:
+        if self.tools.of(LeaveRequestTool) is not None and self.profile.found:
             kinds.append("leave_request")
         return kinds
 
@@ -498,7 +499,7 @@ class _Turn:
         part.passages = list({id(p): p for p in (self.passages[key(h)] for h in hits)}.values())
         observation = render_passages(part.passages) if hits else "No policy passage matches this question."
         citations = [{"n": p.number, **h.to_dict()} for p, h in zip(fresh, new_hits)]
-        yield from self.tool_step("policy_search", part.text, observation, data={"citations": citations},
+        yield from self.tool_step(PolicySearchTool.name, part.text, observation, data={"citations": citations},
                                   seconds=time.perf_counter() - t0)
         if part.kind in ("policy_me", "policy_calc"):
             yield from self._record_step("(your own record, for this policy)")
@@ -528,7 +529,7 @@ class _Turn:
             shown = "The policies say nothing about this."
         else:
             shown = "\n".join(self._sentence(part, u) for u in units) or "(no sentence of the policies fits)"
-            shown = format_observation(shown, source="policy_search")
+            shown = format_observation(shown, source=PolicySearchTool.name)
         if calculate:
             sources = [self.question, *self._conversation(), *self.results, *(u.text for u in units)]
             self.tell(self._calc_examples(part) + f"What the policies say about {which}, most relevant first:\n{shown}\n"
@@ -665,7 +666,7 @@ class _Turn:
         """Put the figures into each line and let the calculator work it out, in order."""
         from engine.agent.grounding import unsourced_numbers
 
-        calculator = self.agent.tools.get("calculator")
+        calculator = self.agent.tools.of(CalculatorTool)
         if not calculations or calculator is None:
             return
         known = {v.name: v.value for v in variables}
@@ -711,7 +712,7 @@ class _Turn:
             except HRAssistantError as exc:
                 calc.error = exc.message
                 observation, ok = f"Error: {exc.message}", False
-            yield from self.tool_step("calculator", calc.expression or calc.code, observation, ok,
+            yield from self.tool_step(CalculatorTool.name, calc.expression or calc.code, observation, ok,
                                       seconds=time.perf_counter() - t0)
             if ok:
                 self.results.append(f"{calc.name} = {observation}")
@@ -738,7 +739,8 @@ class _Turn:
         profile = self.agent.profile
         if profile.found and not self.record_shown:
             self.record_shown = True
-            yield from self.tool_step("employee_data", what, "\n".join(f.render() for f in profile.facts + profile.computed))
+            shown = "\n".join(f.render() for f in profile.facts + profile.computed)
+            yield from self.tool_step(EmployeeDataTool.name, what, shown)
 
     def _record(self, part: Part, several: bool) -> Iterator[Step]:
         """A fact of the person's own record: the model names the fields (the record is in the prompt),
@@ -755,10 +757,10 @@ class _Turn:
         part.used_record = True
         self.record_shown = True
         shown = "\n".join(f.render() for f in picked) or "(no field chosen)"
-        yield from self.tool_step("employee_data", "(your own record)", shown)
+        yield from self.tool_step(EmployeeDataTool.name, "(your own record)", shown)
         self.results.append(shown)
         part.sources.append(shown)
-        self.tell(format_observation(shown, source="employee_data"))
+        self.tell(format_observation(shown, source=EmployeeDataTool.name))
         if len(picked) == 1:
             part.data_value = picked[0].value.split(" (")[0]
 
@@ -792,13 +794,13 @@ class _Turn:
                 result = data.run(slots.compile(query), a.context)
             except AccessDenied as exc:
                 part.denied = str(exc)
-                yield from self.tool_step("employee_data", query.describe(),
+                yield from self.tool_step(EmployeeDataTool.name, query.describe(),
                                           f"Error: {exc} This is not available to the user.", False,
                                           seconds=time.perf_counter() - t0)
-                self.tell(format_observation(f"Not allowed: {exc}", source="employee_data"))
+                self.tell(format_observation(f"Not allowed: {exc}", source=EmployeeDataTool.name))
                 return
             except HRAssistantError as exc:
-                yield from self.tool_step("employee_data", query.describe(), f"Error: {exc.message}", False,
+                yield from self.tool_step(EmployeeDataTool.name, query.describe(), f"Error: {exc.message}", False,
                                           seconds=time.perf_counter() - t0)
                 if attempt == 0:
                     self.tell(f"Error: {exc.message} {exc.hint}".strip() + "\nWrite the query again.")
@@ -808,14 +810,14 @@ class _Turn:
             text_out, value = _shape(result, query)
             part.data, part.data_value = text_out, value
             self.data_values += _figures(result)
-            yield from self.tool_step("employee_data", query.describe(), text_out, data=result.data,
+            yield from self.tool_step(EmployeeDataTool.name, query.describe(), text_out, data=result.data,
                                       seconds=time.perf_counter() - t0)
             self.results.append(text_out)
             part.sources.append(text_out)
             part.summary = _summary(query, result, text_out, value)
             # (a yes/no question about the rows is the model's to answer from them, not a list)
             part.listing = "" if _ASKS_YES_NO.match(part.text) else _listing(query, result, several)
-            self.tell(format_observation(text_out, source="employee_data"))
+            self.tell(format_observation(text_out, source=EmployeeDataTool.name))
             return
 
     def _withheld_column(self, part: Part, query, slots: SlotGrammar, data: EmployeeDataTool, viewer):
@@ -865,11 +867,11 @@ class _Turn:
             observation, ok, data = f"Error: {exc.message}", False, None
             if isinstance(exc, AccessDenied):
                 part.denied = str(exc)
-        yield from self.tool_step("leave_request", text.strip(), observation, ok, data=data,
+        yield from self.tool_step(LeaveRequestTool.name, text.strip(), observation, ok, data=data,
                                   seconds=time.perf_counter() - t0)
         self.results.append(observation)
         part.sources.append(observation)
-        self.tell(format_observation(observation, source="leave_request" if ok else ""))
+        self.tell(format_observation(observation, source=LeaveRequestTool.name if ok else ""))
 
     # -- 3. answer --------------------------------------------------------------------------------------------
     def answer(self, parts: list[Part]) -> Iterator[Step]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass
@@ -20,6 +20,16 @@ class ToolContext:
     # The question being answered, set by the agent loop for each turn. Only a search hint (the
     # policy search fuses it with the model's query); it never grants or checks anything.
     question: str = ""
+
+
+@dataclass
+class ToolParts:
+    """What the tools of an installation are built from: what was loaded (each None where it could not
+    be). :meth:`Tool.build` takes what its tool needs from here."""
+
+    policy_index: Any = None  # engine.policy.index.PolicyIndex
+    data_tool: Any = None  # the employee-data tool, built from the data source and the access policy
+    leave_tool: Any = None  # the leave-request tool, where the setting is on and the data has a balance
 
 
 @dataclass
@@ -78,6 +88,15 @@ class Tool(ABC):
     #: Whether every number in the input must already be sourced (the calculator works only on
     #: figures the conversation has: the model cannot bring its own).
     sourced_inputs: bool = False
+    #: Where the tool stands in the prompt's list of tools (lower first); ties by name.
+    order: ClassVar[int] = 50
+
+    @classmethod
+    def build(cls, parts: ToolParts) -> "Tool | None":
+        """This installation's instance of the tool, from what was loaded; None where it cannot work here
+        (its data is missing, or a setting leaves it out). :mod:`engine.tools.catalog` finds every Tool
+        subclass in a module of this package and calls this: adding a tool is its module and its tests."""
+        return None
 
     @classmethod
     def describe_call(cls, tool_input: str) -> str:

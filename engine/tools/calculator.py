@@ -15,7 +15,7 @@ import ast
 import math
 
 from engine.errors import ToolInputError
-from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
+from engine.tools.base import Tool, ToolCard, ToolContext, ToolParts, ToolResult, WorkedExample
 
 MAX_CHARS = 300
 MAX_NODES = 120
@@ -201,7 +201,12 @@ class CalculatorTool(Tool):
 
     name = "calculator"
     label = "the calculator"
+    order = 30
     sourced_inputs = True
+
+    @classmethod
+    def build(cls, parts: ToolParts) -> "CalculatorTool":
+        return cls()
 
     @classmethod
     def describe_call(cls, tool_input: str) -> str:

@@ -1,20 +1,46 @@
-"""Every kind of tool the app has, by name: how the window labels a source and describes a call.
+"""Every kind of tool the app has, found in this package: how the window labels a source and
+describes a call, and the tool set an installation is given.
 
-A trace saved with a chat names its tools by name; the window reads them back without building
-the tools (which need the data and the index), so it asks this catalog. Adding a tool is its
-module plus one line here.
+A tool is one module of ``engine.tools``: a :class:`~engine.tools.base.Tool` subclass with its name,
+label, card, grammar, ``run()`` and ``build()`` (what it needs from what was loaded). This catalog
+imports every module of the package and takes each such class; nothing else lists the tools. A
+trace saved with a chat names its tools by name, and the window reads them back through
+:func:`label` and :func:`describe_call` without building the tools (which need the data and the index).
 """
 
 from __future__ import annotations
 
-from engine.tools.base import Tool
-from engine.tools.calculator import CalculatorTool
-from engine.tools.employee_data import EmployeeDataTool
-from engine.tools.leave_request import LeaveRequestTool
-from engine.tools.policy_search import PolicySearchTool
+import importlib
+import pkgutil
 
-KINDS: dict[str, type[Tool]] = {cls.name: cls for cls in (PolicySearchTool, EmployeeDataTool, CalculatorTool,
-                                                          LeaveRequestTool)}
+import engine.tools as _package
+from engine.tools.base import Tool, ToolParts
+from engine.tools.registry import ToolRegistry
+
+#: Modules of the package that hold no tool.
+_NOT_TOOLS = {"base", "catalog", "registry", "answer_grammar"}
+
+
+def _discover() -> dict[str, type[Tool]]:
+    kinds: dict[str, type[Tool]] = {}
+    for module in pkgutil.iter_modules(_package.__path__):
+        if module.name in _NOT_TOOLS or module.name.startswith("_"):
+            continue
+        loaded = importlib.import_module(f"{_package.__name__}.{module.name}")
+        for value in vars(loaded).values():
+            if (isinstance(value, type) and issubclass(value, Tool) and value is not Tool and value.name
+                    and value.__module__ == loaded.__name__):
+                kinds[value.name] = value
+    return dict(sorted(kinds.items(), key=lambda kv: (kv[1].order, kv[0])))
+
+
+KINDS: dict[str, type[Tool]] = _discover()
+
+
+def assemble(parts: ToolParts) -> ToolRegistry:
+    """The tools of an installation, in the catalog's order: each kind builds itself from what was loaded
+    and is left out where it cannot (no index, no data, a setting off)."""
+    return ToolRegistry([tool for kind in KINDS.values() if (tool := kind.build(parts)) is not None])
 
 
 def label(name: str) -> str:

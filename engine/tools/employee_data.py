@@ -11,7 +11,7 @@ from engine.data.audit import AuditSink
 from engine.data.employees import EmployeeTable, cell_text
 from engine.errors import AccessDenied, ModelOutputError
 from engine.data.query import QueryResult, run_query
-from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
+from engine.tools.base import Tool, ToolCard, ToolContext, ToolParts, ToolResult, WorkedExample
 
 MAX_TABLE_ROWS = 20
 
@@ -104,6 +104,12 @@ class EmployeeDataTool(Tool):
 
     name = "employee_data"
     label = "the employee data"
+    order = 20
+
+    @classmethod
+    def build(cls, parts: ToolParts) -> "EmployeeDataTool | None":
+        # (built from the data source and the access policy before the tools, as the identity needs it first)
+        return parts.data_tool
 
     @classmethod
     def describe_call(cls, tool_input: str) -> str:

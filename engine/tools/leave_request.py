@@ -9,7 +9,7 @@ import re
 from engine.data.schema import leave_columns
 from engine.errors import AccessDenied, ToolInputError
 from engine.workflows.leave import Calendar, LeaveDesk, prepare
-from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult
+from engine.tools.base import Tool, ToolCard, ToolContext, ToolParts, ToolResult
 
 _INPUT = re.compile(r"^(?P<type>[a-z]+) from (?P<start>\d{4}-\d{2}-\d{2}) to (?P<end>\d{4}-\d{2}-\d{2})"
                     r"(?: half-day (?P<half>start|end|both))?(?: for \"(?P<who>[^\"]{1,80})\")?$")
@@ -20,6 +20,11 @@ class LeaveRequestTool(Tool):
 
     name = "leave_request"
     label = "the leave request"
+    order = 40
+
+    @classmethod
+    def build(cls, parts: ToolParts) -> "LeaveRequestTool | None":
+        return parts.leave_tool
 
     @classmethod
     def describe_call(cls, tool_input: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.errors import ToolInputError
-from engine.tools.base import Tool, ToolCard, ToolContext, ToolResult, WorkedExample
+from engine.tools.base import Tool, ToolCard, ToolContext, ToolParts, ToolResult, WorkedExample
 
 if TYPE_CHECKING:
     from engine.policy.index import PolicyIndex
@@ -23,6 +23,11 @@ class PolicySearchTool(Tool):
 
     name = "policy_search"
     label = "the policies"
+    order = 10
+
+    @classmethod
+    def build(cls, parts: ToolParts) -> "PolicySearchTool | None":
+        return cls(parts.policy_index) if parts.policy_index is not None else None
 
     @classmethod
     def describe_call(cls, tool_input: str) -> str:
