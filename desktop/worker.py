@@ -18,7 +18,7 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from engine.errors import HRAssistantError, SetupError
+from engine.errors import HRAssistantError
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -237,41 +237,35 @@ class EngineWorker(QObject):
                                    "Choose another model file in Settings.")
 
     def _load_backend_or_fail(self) -> None:
-        from engine.model.discovery import no_model_message, resolve_model_path
+        from engine.assistant import load_backend
+        from engine.errors import NoModelFound
+        from engine.model.discovery import no_model_message
 
         self.job.emit("model", "Model: loading…")
         if self.backend is not None and hasattr(self.backend, "close"):
             self.backend.close()
         self.backend = None
+        shown = [-1]
+
+        def progress(done: int, total: int, what: str) -> None:
+            percent = done * 100 // max(total, 1)
+            if percent != shown[0]:
+                shown[0] = percent
+                self.status.emit(f"Setting up the model {what} (first start only): {percent} %")
+                self.job.emit("model", f"Model: setting up, {percent} %")
+
         try:
             if self.backend_factory is not None:
                 self.backend = self.backend_factory(self.settings)
-            elif self.settings.model_url:
-                from engine.model.remote import RemoteBackend
-
-                self.status.emit(f"Connecting to the model server {self.settings.model_url}…")
-                self.backend = RemoteBackend(self.settings.model_url, self.settings)
             else:
-                from engine.model.llama import LlamaBackend
-
-                shown = [-1]
-
-                def progress(done: int, total: int, what: str) -> None:
-                    percent = done * 100 // max(total, 1)
-                    if percent != shown[0]:
-                        shown[0] = percent
-                        self.status.emit(f"Setting up the model {what} (first start only): {percent} %")
-                        self.job.emit("model", f"Model: setting up, {percent} %")
-
-                try:
-                    path = resolve_model_path(None, self.settings, progress)
-                except SetupError as exc:
-                    if not self.settings.model_path:
-                        self.job.emit("model", "No chat model")
-                        self.model_missing.emit(no_model_message())
-                        return
-                    raise exc
-                self.backend = LlamaBackend(path, self.settings)
+                if self.settings.model_url:
+                    self.status.emit(f"Connecting to the model server {self.settings.model_url}…")
+                # (the same choice of model as the CLI and the evaluation: engine.assistant.load_backend)
+                self.backend = load_backend(self.settings, progress=progress)
+        except NoModelFound:
+            self.job.emit("model", "No chat model")
+            self.model_missing.emit(no_model_message())
+            return
         except HRAssistantError as exc:
             self.job.emit("model", "Model: failed to load")
             self.model_failed.emit(exc.message, exc.hint)

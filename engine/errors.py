@@ -32,6 +32,11 @@ class SetupError(HRAssistantError):
     """Something in the installation or configuration must be fixed by a person."""
 
 
+class NoModelFound(SetupError):
+    """No chat model is configured, in the model folders or installed as a package (the window offers
+    to choose one; every other failure to load a model is an error to show)."""
+
+
 class ModelFileError(SetupError):
     """The GGUF model file is missing, corrupt, unsupported or too large."""
 

@@ -500,7 +500,7 @@ def test_a_procedure_is_walked_through_in_a_card_and_resumes_after_a_restart(qtb
     again.send("How do I apply for parental leave?")
     qtbot.waitUntil(lambda: not again.busy and again.procedure_card.isVisible(), timeout=20000)
     again.delete_chat(conversation, confirm=False)
-    assert not again.procedure_card.isVisible() and again._procedure_msg is None
+    assert not again.procedure_card.isVisible() and again.chat.procedure_msg is None
 
 
 def test_the_answer_card_shows_live_progress_then_how_i_got_this(qtbot):
@@ -664,7 +664,7 @@ def test_cards_fit_the_pane_chips_wrap_and_long_source_names_elide(qtbot):
     long = "handbooks/2026/people-and-culture/leave-and-time-off-policy-for-all-permanent-staff-v12-final.md"
     citations = [{"n": k, "source": long, "section": f"Section {k} › Carry-over of unused annual leave days",
                   "location": "p. 3", "text": "Up to 5 days may be carried over."} for k in range(1, 5)]
-    window.messages = [{"id": None, "role": "user", "content": "Can I carry over leave?", "trace": None},
+    window.chat.messages = [{"id": None, "role": "user", "content": "Can I carry over leave?", "trace": None},
                        {"id": None, "role": "assistant", "content": "Up to 5 days [1].",
                         "trace": {"citations": citations, "steps": []}}]
     window.render()

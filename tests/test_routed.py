@@ -18,6 +18,7 @@ from engine.agent.steps import AnswerToken, ErrorStep
 from engine.assistant import build_tools, context_for, get_embedder, procedures_for, sign_in
 from engine.model.scripted import ScriptedBackend
 from engine.settings import Settings
+from tests.conftest import ROOT
 
 TODAY = "2026-11-25"
 
@@ -492,3 +493,50 @@ def test_a_column_the_question_asks_for_is_checked_even_where_the_slots_leave_it
     else:
         assert data[-1].ok and data[-1].action_input == "Rows: everyone; Filter: none; Result: count"
         assert "I can't" not in trace.answer
+
+
+JUNIPER = ROOT / "benchmarks" / "synthetic" / "juniper-ridge"
+
+
+@pytest.fixture(scope="module")
+def juniper():
+    from engine.assistant import Sources
+
+    return build_tools(Settings(), Sources(str(JUNIPER / "employees.csv"), str(JUNIPER / "policies")))
+
+
+def test_a_part_timer_s_amount_under_a_pro_rata_rule_is_worked_out_not_read_off_the_row(juniper, embedder):
+    # "How many PTO hours do I accrue?" from someone on 24 hours a week: the full-time row (120 hours) was the
+    # answer code stated. Code knows they work part-time, and the full-time week from the data (40 hours).
+    question = "How many PTO hours do I accrue per year?"
+    agent, backend = make(juniper, embedder, ["answer = 120 * scheduled_hours_week / full_time_hours_per_week\n",
+                                              "You accrue 72 hours of PTO a year [1]."],
+                          user="Imani Brooks", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert any("amount is pro rata: a calculation" in c for c in trace.checks)
+    assert "full_time_hours_per_week = 40" in backend.prompts[0] and "scheduled_hours_week = 24" in backend.prompts[0]
+    assert "part-time staff pro rata" in backend.prompts[0]  # the worked example of the same pattern
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["120 * 24 / 40 = 72"]
+    assert "72" in trace.answer and "in proportion to their scheduled hours" in trace.answer  # the rule, quoted
+    # A full-timer asking the same gets the row that applies, from code, with no calculation.
+    agent, backend = make(juniper, embedder, [], user="Gregory Lindqvist", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert not [s for s in trace.steps if s.action == "calculator"] and trace.llm_calls == 0
+    assert not any("pro rata" in c for c in trace.checks)
+
+
+def test_an_amount_that_grows_with_service_is_worked_out_from_the_years(embedder):
+    # "25 days, and 1 extra day after every full 2 years of service, up to 30": the base was the answer.
+    from engine.assistant import Sources
+
+    fjordline = ROOT / "benchmarks" / "synthetic" / "fjordline"
+    tools = build_tools(Settings(), Sources(str(fjordline / "staff.csv"), str(fjordline / "policies")))
+    question = "How many days of holiday am I entitled to this year?"
+    agent, backend = make(tools, embedder, ["extra = years_of_service // 2\nanswer = min(25 + extra, 30)\n",
+                                            "You are entitled to 27 days of holiday [1]."],
+                          user="Tobias Eriksen", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert any("amount is service: a calculation" in c for c in trace.checks)
+    assert "years_of_service = 4.47" in backend.prompts[0] and "for every full 2 years" in backend.prompts[0]
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["4.47 // 2 = 2", "min(25 + (4.47 // 2), 30) = 27"]
+    assert "27" in trace.answer and "after every full 2 years of service" in trace.answer  # the rule, quoted

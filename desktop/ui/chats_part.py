@@ -31,9 +31,7 @@ class ChatsPart:
     def new_chat(self) -> None:
         if self.busy:
             return
-        self.conversation = None
-        self.messages = []
-        self._procedure_msg = None
+        self.chat.new()
         self.procedure_card.clear()
         self.transcript.scroll_to_end()
         self.render()
@@ -44,9 +42,7 @@ class ChatsPart:
     def open_chat(self, conversation: int) -> None:
         if self.busy:
             return
-        self.conversation = conversation
-        self.messages = [{"id": m.id, "role": m.role, "content": m.content, "trace": m.trace}
-                         for m in self.store.messages(conversation)]
+        self.chat.open(conversation)
         self.transcript.scroll_to_end()
         self.render()
         self._show_all_traces()
@@ -77,10 +73,7 @@ class ChatsPart:
                 != QMessageBox.Yes:
             return
         self.store.delete(conv)
-        if self.conversation == conv:
-            self.conversation = None
-            self.messages = []
-            self._procedure_msg = None
+        if self.chat.forget(conv):
             self.procedure_card.clear()
             self.render()
         self.reload_chats()

@@ -33,6 +33,7 @@ from engine.agent.steps import (ActionStep, AnswerRetracted, AnswerToken, ErrorS
                           PlanMade, ProcedureOffered, StageStarted, ThoughtStep)
 from engine.tools.catalog import describe_call
 
+from ..chat import Chat
 from ..history import ChatStore
 from ..worker import EngineWorker, IndexWorker
 from .documents_dialog import DocumentsDialog
@@ -99,8 +100,7 @@ class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow)
         self.user = settings.user
         self.role = ""
         self.employees: list[str] = []
-        self.conversation: int | None = None
-        self.messages: list[dict] = []  # the current chat: role, content, trace, id
+        self.chat = Chat(self.store)  # the open chat: its messages and where the store keeps them
         self.busy = False
         self.model_loaded = False
         self.index_report = None
@@ -220,7 +220,6 @@ class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow)
         self._clock.timeout.connect(self._schedule_render)
         self.procedure_card = ProcedureCard()
         self.procedure_card.changed.connect(self._on_procedure_changed)
-        self._procedure_msg: dict | None = None
         c_l.addWidget(self.procedure_card)
         bottom = QHBoxLayout()
         self.input = QPlainTextEdit()
@@ -321,7 +320,7 @@ class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow)
         """Act as ``name`` (where picking a persona is allowed: the sample company, a kiosk, HR's view-as)."""
         self.welcome.hide()
         self.user = name
-        self.conversation = None
+        self.chat.new()
         self.request_set_user.emit(name)
 
     def _build_menus(self) -> None:
@@ -494,14 +493,9 @@ class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow)
             self._problem("No chat model", "The assistant needs a GGUF chat model to answer.",
                           "Choose one in Settings; meanwhile you can search the policies.")
             return
-        history = self._history_for_agent()
-        if self.conversation is None:
-            self.conversation = self.store.create(self.user, question[:60]).id
+        history = self.chat.history()
+        if self.chat.ask(question, self.user):
             self.reload_chats()
-        msg_id = self.store.add(self.conversation, "user", question)
-        self.messages.append({"id": msg_id, "role": "user", "content": question, "trace": None})
-        self.messages.append({"id": None, "role": "assistant", "content": "", "trace": None, "streaming": True,
-                              "progress": [], "started": time.monotonic()})
         self.input.clear()
         self.trace_tree.clear()
         self.sources.clear()
@@ -509,9 +503,6 @@ class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow)
         self.transcript.scroll_to_end()
         self.render()
         self.request_ask.emit(self.conversation, question, history)
-
-    def _history_for_agent(self) -> list[dict]:
-        return [{"role": m["role"], "content": m["content"]} for m in self.messages if not m.get("streaming")]
 
     def stop(self) -> None:
         if self.busy:
@@ -532,12 +523,21 @@ class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow)
         self._update_actions()
 
     def _update_actions(self) -> None:
-        has_answer = any(m["role"] == "assistant" and m["content"] for m in self.messages)
+        has_answer = self.chat.has_answer()
         for b in (self.copy_button, self.regenerate_button, self.edit_button):
             b.setEnabled(has_answer and not self.busy)
 
+    # The open chat's state lives in self.chat; these name it as the window's parts read it.
+    @property
+    def messages(self) -> list[dict]:
+        return self.chat.messages
+
+    @property
+    def conversation(self) -> int | None:
+        return self.chat.conversation
+
     def _current(self) -> dict:
-        return self.messages[-1]
+        return self.chat.current
 
     def _progress(self, text: str, done: bool | None = None, stage: bool = False) -> None:
         """A line on the answer card for a step as it starts (``done`` None: still running)."""
@@ -620,11 +620,7 @@ class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow)
                   "progress": msg.get("progress") or []}
         if trace.procedure:
             record["procedure"] = trace.procedure
-        msg.pop("streaming", None)
-        msg.pop("started", None)
-        msg["trace"] = record
-        if msg["content"]:
-            msg["id"] = self.store.add(self.conversation, "assistant", msg["content"], record)
+        self.chat.finish(msg, record)
         if trace.procedure and trace.procedure.get("walkthrough"):
             self._show_procedure(msg)
         self._show_sources(citations)
@@ -652,22 +648,19 @@ class MainWindow(ChatsPart, RequestsPart, ModelPart, DocumentsPart, QMainWindow)
         self._problem("Something went wrong", message, hint)
 
     def copy_answer(self) -> None:
-        last = next((m for m in reversed(self.messages) if m["role"] == "assistant"), None)
+        last = self.chat.last_answer()
         if last:
             QGuiApplication.clipboard().setText(last["content"])
 
     def _drop_last_turn(self) -> str | None:
         """Remove the last question and its answer (store and model context); return the question."""
-        users = [i for i, m in enumerate(self.messages) if m["role"] == "user"]
-        if not users or self.busy:
+        if self.busy:
             return None
-        i = users[-1]
-        question = self.messages[i]["content"]
-        if self.messages[i]["id"] is not None:
-            self.store.delete_from(self.messages[i]["id"])
-        del self.messages[i:]
-        if self._procedure_msg is not None and not any(m is self._procedure_msg for m in self.messages):
-            self._procedure_msg = None
+        had_procedure = self.chat.procedure_msg is not None
+        question = self.chat.drop_last_turn()
+        if question is None:
+            return None
+        if had_procedure and self.chat.procedure_msg is None:
             self.procedure_card.clear()
         self.request_forget.emit()
         self.render()

@@ -43,10 +43,7 @@ class RequestsPart:
         else:
             note = "Rejected: the leave request was discarded; nothing was submitted."
         self.statusBar().showMessage(note, 15000)
-        message = {"role": "assistant", "content": note}
-        if self.conversation is not None:  # the decision is part of the chat, also after a restart
-            message["id"] = self.store.add(self.conversation, "assistant", note, {"leave_request": request})
-        self.messages.append(message)
+        self.chat.note(note, {"leave_request": request})  # part of the chat, also after a restart
         self._schedule_render()
 
     # -- procedures ------------------------------------------------------------------------------
@@ -59,13 +56,13 @@ class RequestsPart:
             walk = None  # a damaged saved state: the answer text still lists the steps
         if walk is None or not walk.active:
             return False
-        self._procedure_msg = msg
+        self.chat.procedure_msg = msg
         self.procedure_card.show_walkthrough(walk)
         return True
 
     def _resume_procedure(self) -> None:
         """Reopening a chat (or the app) brings back a walk-through that was left half way."""
-        self._procedure_msg = None
+        self.chat.procedure_msg = None
         self.procedure_card.clear()
         for msg in reversed(self.messages):
             if msg["role"] == "assistant" and (msg.get("trace") or {}).get("procedure"):
@@ -73,7 +70,7 @@ class RequestsPart:
                 return
 
     def _on_procedure_changed(self, walk: Walkthrough) -> None:
-        msg = self._procedure_msg
+        msg = self.chat.procedure_msg
         if msg is None:
             return
         msg["trace"]["procedure"]["walkthrough"] = walk.to_dict()
@@ -81,12 +78,9 @@ class RequestsPart:
             self.store.update_trace(msg["id"], msg["trace"])
         if walk.active:
             return
-        self._procedure_msg = None
+        self.chat.procedure_msg = None
         skipped = [str(i) for i, mark in enumerate(walk.marks, start=1) if mark == "skipped"]
         note = f"{walk.title}: {walk.progress()}." + (f" Skipped: step {', '.join(skipped)}." if skipped else "")
         self.statusBar().showMessage(note, 15000)
-        message = {"role": "assistant", "content": note, "trace": None}
-        if self.conversation is not None:
-            message["id"] = self.store.add(self.conversation, "assistant", note, {"walkthrough_end": walk.to_dict()})
-        self.messages.append(message)
+        self.chat.note(note, {"walkthrough_end": walk.to_dict()})
         self._schedule_render()

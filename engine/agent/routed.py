@@ -118,6 +118,16 @@ def split_parts(question: str) -> list[str]:
     return [p if p.endswith(("?", ".", "!")) else p + "?" for p in pieces[:4]]
 
 
+#: A rule that scales an amount to a part-timer's hours.
+_PRO_RATA = re.compile(r"\bpro[ -]?rata\b|\bprorat|\bin proportion to\b|\bproportionate", re.I)
+#: A rule whose amount grows with length of service in running text ("1 extra day after every full 2 years of
+#: service"): a tier table code marks by itself; this needs arithmetic on the years.
+_BY_SERVICE = re.compile(r"\b(every|each|per)\s+(full\s+|complete[d]?\s+)?(\d+\s+|two\s+|three\s+|five\s+)?"
+                         r"(full\s+|complete[d]?\s+)?years?\s+of\s+(continuous\s+)?(service|employment)\b", re.I)
+#: What makes a question about an amount a calculation: the rule's kind, and how to find the rule.
+_FORMULAS = {"pro rata": _PRO_RATA, "service": _BY_SERVICE}
+#: A question about how much of something (not whether, nor when).
+_AMOUNT = re.compile(r"\bhow (many|much)\b|\bwhat is my (\w+ )?(entitlement|allowance|accrual)\b", re.I)
 _DIGITS = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _AND_CLAUSE = re.compile(r",\s+and\s+(?:\w+\s+){1,2}(?:how|what|when|which|who)\b", re.I)
 _ASKS = re.compile(r"^(how|what|when|where|who|whom|whose|which|why|can|could|do|does|did|is|are|am|was|were|will|"
@@ -145,6 +155,15 @@ class Part:
     sources: list[str] = field(default_factory=list)  # what this part's look-ups and calculations returned
     summary: str = ""  # code's one line on what was found ("Highest PTO Balance (hrs): Dolores Whitfield (152)")
     listing: str = ""  # a short list or table of a data result, which code writes as the answer itself
+    formula: str = ""  # "pro rata" or "service": an amount under such a rule is worked out, not read off a row
+
+    @property
+    def prorated(self) -> bool:
+        return self.formula == "pro rata"
+
+    def formula_rule(self, unit: Unit) -> bool:
+        """Whether ``unit`` is the rule that made this part a calculation."""
+        return bool(self.formula) and bool(_FORMULAS[self.formula].search(unit.text))
 
     @property
     def kind(self) -> str:
@@ -480,6 +499,21 @@ class _Turn:
             yield from self._leave(part, several)
         # small talk (and "something else" as one part of several): nothing to look up
 
+    def _formula(self, part: Part) -> str:
+        """Why this question about the asker's amount is a calculation, where it is: a part-timer under a
+        pro-rata rule of the passages found, with a full-time week code knows (see
+        :func:`engine.data.profile.full_time_week`), or an amount that grows with years of service. "" else."""
+        profile = self.agent.profile
+        if not _AMOUNT.search(part.text):
+            return ""
+        rules = [u.text for p in part.passages for u in p.units]
+        computed = {f.label: f.value for f in profile.computed}
+        if computed.get("Works") == "part-time" and "Full-time week" in computed and any(map(_PRO_RATA.search, rules)):
+            return "pro rata"
+        if profile.service_years is not None and any(map(_BY_SERVICE.search, rules)):
+            return "service"
+        return ""
+
     def _which(self, part: Part, several: bool) -> str:
         return f"part {part.number} of my question ({part.text})" if several else "my question"
 
@@ -501,17 +535,31 @@ class _Turn:
         citations = [{"n": p.number, **h.to_dict()} for p, h in zip(fresh, new_hits)]
         yield from self.tool_step(PolicySearchTool.name, part.text, observation, data={"citations": citations},
                                   seconds=time.perf_counter() - t0)
+        formula = self._formula(part) if part.kind == "policy_me" else ""
+        if formula:
+            # A part-timer asking how much they get, where the policy gives full-time amounts pro rata, or an
+            # amount that grows with service: the answer is a calculation (the row that applies times their
+            # hours over a full-time week; the base plus the steps their years have earned), not a row. Code
+            # knows the figures from the record; the model stated the full-time row or the base.
+            part.route.kind = "policy_calc"  # type: ignore[union-attr]
+            part.formula, calculate = formula, True
+            self.trace.checks.append(f"part {part.number}: the policy's amount is {formula}: a calculation")
         if part.kind in ("policy_me", "policy_calc"):
             yield from self._record_step("(your own record, for this policy)")
             part.used_record = True
         # Code chooses the sentences: the rows of a list that apply to the question or the person first,
         # then the rest nearest the question. A small model reading whole passages takes the wrong row.
         service = None
-        if part.kind == "policy_me" and a.profile.service_years is not None:
+        if (part.kind == "policy_me" or part.formula) and a.profile.service_years is not None:
             # (Not for a calculation: a tier of service marked as applying gets multiplied into a payout.)
             service = Figure(a.profile.service_years, "years", a.profile.service_text)
         units, applies = candidates(part.passages, part.text, a.router.embedder, k=OFFERED, service=service,
-                                    bonus=0.0 if calculate else APPLIES_BONUS)
+                                    bonus=0.0 if calculate and not part.formula else APPLIES_BONUS)
+        if part.formula:  # the rule itself, right after the row it scales
+            rule = next((u for p in part.passages for u in p.units if part.formula_rule(u)), None)
+            if rule is not None and rule not in units:
+                at = next((i + 1 for i, u in enumerate(units) if u.label in applies), 1)
+                units = (units[:at] + [rule] + units[at:])[:max(len(units), 1)]
         if calculate:  # a rate the picked sentences name ("paid at the base hourly rate") comes with its definition
             units = with_definitions(units, part.passages)
         part.picked = units
@@ -569,6 +617,9 @@ class _Turn:
                 name = {"per hour": "hourly_rate", "per year": "annual_salary", "per month": "monthly_salary"}.get(
                     next((k for k in ("per hour", "per year", "per month") if k in f.note), ""), name)
             add(name, value, f"{f.label}" + (f", {f.note}" if f.note else ""))
+        week = next((f for f in profile.computed if f.label == "Full-time week"), None)
+        if record and part.prorated and week is not None:
+            add("full_time_hours_per_week", float(week.value.split()[0]), f"{week.value} a week, {week.note}")
         context = " ".join([part.text, *(u.text for u in part.picked)])
         if record and profile.service_years is not None and (_SERVICE.search(context) or not facts):
             add("years_of_service", profile.service_years, profile.service_text)
@@ -657,7 +708,9 @@ class _Turn:
 
     def _calc_examples(self, part: Part) -> str:
         bank = self.agent.examples
-        context = " ".join(u.text for u in part.picked[:2])  # the policy's own words find the right pattern
+        # The policy's own words find the right pattern (and a pro-rata rule, the pro-rata pattern).
+        context = " ".join([*(u.text for u in part.picked[:2]),
+                            *(u.text for u in part.picked if part.formula_rule(u))])
         shown = bank.calculations(part.text, context) if bank is not None else ""
         return f"Worked examples from other companies (made-up figures):\n```python\n{shown}\n```\n\n" if shown else ""
 
@@ -1068,8 +1121,12 @@ class _Turn:
         for p in parts:
             # A figure the question itself gave ("cash out 40 hours") says nothing of which sentence was
             # used (a stipend of $40); the figures the calculation took from a sentence do.
-            figures = (stated | {n for c in p.worked() for n in numbers_in(c.expression)}) - set(numbers_in(p.text))
+            # (the figures the model wrote into the lines, from the policy: not the record's, put in by code)
+            figures = (stated | {n for c in p.worked() for n in numbers_in(c.code.partition(" = ")[2])}) \
+                - set(numbers_in(p.text))
             mine = list(p.decided_by) or [u for u in p.picked if set(numbers_in(u.text)) & figures]
+            if p.formula:  # the rule the calculation applies, whatever figures it has
+                mine += [u for u in p.picked if p.formula_rule(u) and u not in mine]
             if not mine and p.picked:
                 mine = [next((u for u in p.picked if u.label in p.applies or u.passage in cited), p.picked[0])]
             used += [u for u in mine if u not in used]

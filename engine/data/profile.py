@@ -220,7 +220,33 @@ def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | Non
         value = df.at[row, fte]
         if isinstance(value, numbers.Real) and value == value:
             out.append(Fact("Works", "full-time" if float(value) >= 1 else "part-time", f"FTE {_text(value)}"))
+    if any(f.label == "Works" and f.value == "part-time" for f in out):
+        week = full_time_week(table, viewer)
+        if week is not None:
+            # A part-timer's pro-rata share is their hours over a full-time week, which the handbook often
+            # says only by example ("scheduled 20 hours a week accrues half"): the data says it plainly.
+            out.append(Fact("Full-time week", f"{_text(week)} hours", "the scheduled hours per week of most "
+                                                                      "full-time staff in the data"))
     return out
+
+
+def full_time_week(table, viewer) -> float | None:
+    """The weekly hours most full-time people in the data are scheduled for; None where the data does not
+    say, or where so few full-timers have it that the figure would be someone's own (the access layer's
+    smallest group for a summary)."""
+    hours, kind = table.role("weekly_hours"), table.role("employment_type")
+    if not hours or not kind:
+        return None
+    df = table.df
+    full = [df.at[r, hours] for r in df.index if part_time_value(df.at[r, kind]) is False]
+    full = [float(v) for v in full if isinstance(v, numbers.Real) and v == v and 0 < float(v) <= 80]
+    if len(full) < max(viewer.min_group_size, 1) and viewer.role != "hr" and not viewer.can_read(hours, list(df.index)):
+        return None
+    if not full:
+        return None
+    from collections import Counter
+
+    return Counter(full).most_common(1)[0][0]
 
 
 def _add_reports(profile: Profile, data_tool, viewer) -> None:

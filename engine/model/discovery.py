@@ -6,7 +6,7 @@ import logging
 import sys
 from pathlib import Path
 
-from engine.errors import ModelFileError, SetupError
+from engine.errors import ModelFileError, NoModelFound
 from engine.paths import app_root, data_dir, resource_root, sha256_file  # noqa: F401 - re-exported
 from engine.model.packs import Progress
 from engine.settings import Settings
@@ -92,7 +92,7 @@ def resolve_model_path(explicit: str | None, settings: Settings, progress: Progr
         return assembled
     if unusable:
         raise unusable[0]
-    raise SetupError("No chat model found.", hint=no_model_message())
+    raise NoModelFound("No chat model found.", hint=no_model_message())
 
 
 def _allowed_model(site: Site, chosen: str) -> Path:
