@@ -507,17 +507,17 @@ def juniper():
 
 def test_a_part_timer_s_amount_under_a_pro_rata_rule_is_worked_out_not_read_off_the_row(juniper, embedder):
     # "How many PTO hours do I accrue?" from someone on 24 hours a week: the full-time row (120 hours) was the
-    # answer code stated. Code knows they work part-time, and the full-time week from the data (40 hours).
+    # answer code stated. Code knows they work part-time, and the full-time week from the data (40 hours); the
+    # model only chooses which amount of the row the question is about, among the row's own.
     question = "How many PTO hours do I accrue per year?"
-    agent, backend = make(juniper, embedder, ["answer = 120 * scheduled_hours_week / full_time_hours_per_week\n",
-                                              "You accrue 72 hours of PTO a year [1]."],
-                          user="Imani Brooks", bank=[(question, "policy_me")])
+    agent, backend = make(juniper, embedder, ["120 hours\n"], user="Imani Brooks", bank=[(question, "policy_me")])
     trace, _ = answer_of(agent, question)
     assert any("amount is pro rata: a calculation" in c for c in trace.checks)
-    assert "full_time_hours_per_week = 40" in backend.prompts[0] and "scheduled_hours_week = 24" in backend.prompts[0]
-    assert "part-time staff pro rata" in backend.prompts[0]  # the worked example of the same pattern
+    assert backend.grammars[0] == 'root ::= ("120 hours" | "4.62 hours") "\\n"\n' and trace.llm_calls == 1
     assert [s.observation for s in trace.steps if s.action == "calculator"] == ["120 * 24 / 40 = 72"]
-    assert "72" in trace.answer and "in proportion to their scheduled hours" in trace.answer  # the rule, quoted
+    assert trace.answer.startswith("Working part-time (24 of a full-time 40 hours a week), you get 72 hours: the "
+                                   "full-time amount is 120 hours [1]")
+    assert "\n> Part-time employees accrue PTO in proportion to their scheduled hours" in trace.answer  # the rule
     # A full-timer asking the same gets the row that applies, from code, with no calculation.
     agent, backend = make(juniper, embedder, [], user="Gregory Lindqvist", bank=[(question, "policy_me")])
     trace, _ = answer_of(agent, question)

@@ -114,3 +114,38 @@ def test_unknown_units_are_not_held_against_a_line():
 def test_a_refused_line_names_the_figures_to_leave_out(lines, failed, asked, left_out):
     units = {**UNITS, "asked_hours": (0, 1), "asked_days": (0, 1)}
     assert culprits(lines, failed, units, asked) == left_out
+
+
+@pytest.mark.parametrize("question, unit, refused", [
+    ("If I cash out 40 hours of PTO, how much would I get?", (0, 1), True),  # "40 * 2 + 160 * years" is hours
+    ("If I cash out 40 hours of PTO, how much would I get?", (1, 0), False),
+    ("How much would 10 days pay?", (0, 1), True),
+    ("How many PTO hours do I accrue per year?", (1, 0), True),
+    ("How many PTO hours do I accrue per year?", (0, 1), False),
+    ("How much leave do I get?", (0, 1), False),  # leave, not money
+    ("How many days can I sell, and for how much?", (1, 0), False),  # asks both: not held against either
+    ("What is 3 plus 4?", (0, 1), False),
+    ("How much would I get?", None, False),  # an answer of unknown unit is never refused
+])
+def test_a_calculated_answer_must_be_the_kind_of_figure_the_question_asks_for(question, unit, refused):
+    from engine.agent.units import answer_problem
+
+    assert bool(answer_problem(question, unit)) == refused
+
+
+def test_figures_of_the_policy_added_to_a_length_of_time_leave_it_a_length_of_time():
+    # "40 * 2 + 160 * years_of_service" is hours, not a plain number: a payout question refuses it.
+    from engine.agent.units import answer_problem
+
+    problem, unit = line_problem("answer = 40 * 2 + 160 * years_of_service", {"years_of_service": (0, 1)}, 2009.6)
+    assert problem == "" and unit == (0, 1)
+    assert answer_problem("If I cash out 40 hours of PTO, how much would I get?", unit)
+
+
+def test_a_payout_at_the_person_s_rate_must_have_their_pay_in_it():
+    from engine.agent.units import answer_problem
+
+    question = "If I cash out 40 hours of PTO, how much would I get?"
+    assert answer_problem(question, (0, 0), rate_based=True)  # "40 * 2 + 160 * 12": the policy's figures only
+    assert not answer_problem(question, (1, 0), rate_based=True)
+    assert not answer_problem("How much is the wellness stipend a year?", (0, 0), rate_based=False)  # policy money

@@ -46,7 +46,7 @@ from engine.agent.slots import SlotGrammar, cut_ties
 from engine.agent.steps import (ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                                 StageStarted, Step, ThoughtStep, Trace, TraceStep)
 from engine.agent.turn_format import format_observation, neutralise
-from engine.agent.units import culprits, line_problem, pay_ceiling, unit_of
+from engine.agent.units import RATE_BASED, answer_problem, culprits, line_problem, pay_ceiling, unit_of
 from engine.tools.calculator import CalculatorTool
 from engine.tools.employee_data import EmployeeDataTool
 from engine.tools.leave_request import LeaveRequestTool
@@ -124,6 +124,8 @@ _PRO_RATA = re.compile(r"\bpro[ -]?rata\b|\bprorat|\bin proportion to\b|\bpropor
 #: service"): a tier table code marks by itself; this needs arithmetic on the years.
 _BY_SERVICE = re.compile(r"\b(every|each|per)\s+(full\s+|complete[d]?\s+)?(\d+\s+|two\s+|three\s+|five\s+)?"
                          r"(full\s+|complete[d]?\s+)?years?\s+of\s+(continuous\s+)?(service|employment)\b", re.I)
+#: An amount of leave in a rule ("120 hours", "25 days"), the figure and its unit.
+_AMOUNT_OF_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(hours?|days?|weeks?)\b", re.I)
 #: What makes a question about an amount a calculation: the rule's kind, and how to find the rule.
 _FORMULAS = {"pro rata": _PRO_RATA, "service": _BY_SERVICE}
 #: A question about how much of something (not whether, nor when).
@@ -156,6 +158,7 @@ class Part:
     summary: str = ""  # code's one line on what was found ("Highest PTO Balance (hrs): Dolores Whitfield (152)")
     listing: str = ""  # a short list or table of a data result, which code writes as the answer itself
     formula: str = ""  # "pro rata" or "service": an amount under such a rule is worked out, not read off a row
+    stated: str = ""  # the part's answer as code wrote it, where code knows it all
 
     @property
     def prorated(self) -> bool:
@@ -508,7 +511,9 @@ class _Turn:
             return ""
         rules = [u.text for p in part.passages for u in p.units]
         computed = {f.label: f.value for f in profile.computed}
-        if computed.get("Works") == "part-time" and "Full-time week" in computed and any(map(_PRO_RATA.search, rules)):
+        data = self.agent.tools.of(EmployeeDataTool)
+        share = "Full-time week" in computed or (data is not None and data.table.role("fte") is not None)
+        if computed.get("Works") == "part-time" and share and any(map(_PRO_RATA.search, rules)):
             return "pro rata"
         if profile.service_years is not None and any(map(_BY_SERVICE.search, rules)):
             return "service"
@@ -580,11 +585,79 @@ class _Turn:
             shown = format_observation(shown, source=PolicySearchTool.name)
         if calculate:
             sources = [self.question, *self._conversation(), *self.results, *(u.text for u in units)]
+            if part.prorated and (scale := self._share(part)):
+                # The calculation is known (the full-time amount times the person's share of a full-time
+                # week); which figure of the rule is that amount is the model's choice, among the rule's own.
+                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                yield from self._pro_rata(part, scale, sources)
+                return
             self.tell(self._calc_examples(part) + f"What the policies say about {which}, most relevant first:\n{shown}\n"
                       + self._code_request(part, several, policy=True))
             yield from self._code(part, sources)
         else:
             self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+
+    def _share(self, part: Part) -> str:
+        """The person's share of a full-time week as a calculation over declared names ("scheduled_hours_week /
+        full_time_hours_per_week", or "fte"); "" where the record does not give it."""
+        data = self.agent.tools.of(EmployeeDataTool)
+        if data is None:
+            return ""
+        self._declared = variables = self._variables(part)
+        profile = self.agent.profile
+        known = {v.name for v in variables}
+
+        def declared(column: str | None) -> str:
+            fact = next((f for f in profile.facts if column and f.column == column), None)
+            if fact is None:
+                return ""
+            try:
+                value = float(fact.value)
+            except ValueError:
+                return ""
+            name = variable_name(fact.label)
+            if name not in known:
+                variables.append(Variable(name, value, fact.label))
+            return name
+
+        hours = declared(data.table.role("weekly_hours"))
+        if hours and "full_time_hours_per_week" in known:
+            return f"{hours} / full_time_hours_per_week"
+        fte = declared(data.table.role("fte"))
+        return fte
+
+    def _pro_rata(self, part: Part, scale: str, sources: list[str]) -> Iterator[Step]:
+        """A part-timer's amount: the full-time amount of the rule that applies, times their share of a
+        full-time week, worked out by the calculator. Code offers the rule's amounts; with one, no call."""
+        rows = [u for u in part.picked if u.label in part.applies] or \
+            [u for u in part.picked if not part.formula_rule(u)][:2]
+        amounts = list(dict.fromkeys(f"{m.group(1)} {m.group(2)}" for u in rows for m in _AMOUNT_OF_TIME.finditer(u.text)))
+        if not amounts:
+            yield from self._code(part, sources)
+            return
+        chosen = amounts[0]
+        if len(amounts) > 1:
+            options = " | ".join(_gbnf_string(a) for a in amounts)
+            self.tell(f"Which of these full-time amounts does my question ({part.text}) ask about? "
+                      + "; ".join(amounts) + ".")
+            chosen = (yield from self.call("Full-time amount: ", f'root ::= ({options}) "\\n"\n', SLOT_TOKENS,
+                                           doing="Choosing the full-time amount")).strip() or amounts[0]
+        figure, unit = chosen.split()[0], chosen.split()[-1]
+        yield from self._run_code(part, parse_code(f"answer = {figure} * {scale}\n"), self._declared, sources)
+        done = part.worked()
+        if done:
+            # Code says it all: the amount, the full-time one it scales and the share (a model given the result
+            # stated the full-time row it had read, then the result as an afterthought).
+            row = next((u for u in rows if chosen in u.text or figure in numbers_in(u.text)), rows[0])
+            rule = next((u for u in part.picked if part.formula_rule(u)), None)
+            values = {v.name: plain_number(v.value) for v in self._declared}
+            share = values.get(scale.split()[0], "")
+            week = values.get("full_time_hours_per_week", "")
+            per = (f" ({share} of a full-time {week} hours a week)" if "full_time_hours_per_week" in scale and share
+                   else f" (FTE {share})" if share else "")
+            part.stated = (f"Working part-time{per}, you get {done[-1].text} {unit}: the full-time amount is {chosen} "
+                           f"[{row.passage}], and the policy gives part-time staff a share in proportion to their "
+                           f"hours" + (f" [{rule.passage}]." if rule is not None else "."))
 
     # -- calculations, as code over named figures --------------------------------------------------------------
     def _variables(self, part: Part, record: bool = True) -> list[Variable]:
@@ -621,7 +694,9 @@ class _Turn:
         if record and part.prorated and week is not None:
             add("full_time_hours_per_week", float(week.value.split()[0]), f"{week.value} a week, {week.note}")
         context = " ".join([part.text, *(u.text for u in part.picked)])
-        if record and profile.service_years is not None and (_SERVICE.search(context) or not facts):
+        # (a pro-rata share of the row that applies needs no years: code marked the row for them)
+        if record and profile.service_years is not None and (_SERVICE.search(context) or not facts) \
+                and not part.prorated:
             add("years_of_service", profile.service_years, profile.service_text)
         figures = question_figures(part.text)
         for fig in figures:
@@ -753,6 +828,10 @@ class _Turn:
                                         else m.group(0), " ".join(written.split()))
                 calc.value = float(result.data["value"])
                 problem, units[calc.name] = line_problem(calc.code, units, calc.value, ceiling)
+                if not problem and calc is calculations[-1] and part.kind != "calculation":
+                    rate_based = any(RATE_BASED.search(u.text) for u in part.picked) and \
+                        any(unit_of(v) == (1, 0) for v in variables)
+                    problem = answer_problem(part.text, units[calc.name], rate_based)
                 if problem:  # worked out faithfully, yet no figure the question could want: written again
                     calc.implausible = True
                     raise ToolInputError(f"{calc.name} = {calc.value:,.2f} cannot be right: {problem}.")
@@ -1005,6 +1084,10 @@ class _Turn:
             text = NOT_WORKED_OUT + (" The rule it depends on is quoted below." if part.picked else "")
             yield AnswerToken(text)
             return text, sources
+        if part.stated:
+            self.trace.checks.append(f"part {part.number}: the answer written by code from its calculation")
+            yield AnswerToken(part.stated)
+            return part.stated, sources
         if part.listing:
             # A short list (who reports to me, heads per department) is the data's own rows: code writes them
             # all, where a model named some, or added a person the data did not return.
@@ -1125,8 +1208,10 @@ class _Turn:
             figures = (stated | {n for c in p.worked() for n in numbers_in(c.code.partition(" = ")[2])}) \
                 - set(numbers_in(p.text))
             mine = list(p.decided_by) or [u for u in p.picked if set(numbers_in(u.text)) & figures]
-            if p.formula:  # the rule the calculation applies, whatever figures it has
-                mine += [u for u in p.picked if p.formula_rule(u) and u not in mine]
+            if p.formula:  # the rule the calculation applies, whatever figures it has, right after the row
+                rules = [u for u in p.picked if p.formula_rule(u)]
+                mine = [u for u in mine if u not in rules]
+                mine[1:1] = rules
             if not mine and p.picked:
                 mine = [next((u for u in p.picked if u.label in p.applies or u.passage in cited), p.picked[0])]
             used += [u for u in mine if u not in used]

@@ -81,10 +81,10 @@ def _unit(node: ast.AST, units: dict[str, Unit]) -> Unit:
     if isinstance(node, ast.BinOp):
         left, right = _unit(node.left, units), _unit(node.right, units)
         if isinstance(node.op, (ast.Add, ast.Sub)):
-            # A bare constant added (years + 1/12) takes the other side's unit.
-            if isinstance(node.left, ast.Constant) or left is None:
+            # A constant added (years + 1/12, hours + 40 * 2) takes the other side's unit.
+            if _constants_only(node.left) or left is None:
                 return right
-            if isinstance(node.right, ast.Constant) or right is None:
+            if _constants_only(node.right) or right is None:
                 return left
             if left[0] != right[0]:  # money and days; a salary and a bonus may differ in time, not in money
                 raise _Mismatch("adds money to what is not money")
@@ -97,6 +97,11 @@ def _unit(node: ast.AST, units: dict[str, Unit]) -> Unit:
             return (left[0] - right[0], left[1] - right[1])
         return None
     return None
+
+
+def _constants_only(node: ast.AST) -> bool:
+    """Whether an expression has no name in it (the policy's figures only: they carry no unit)."""
+    return not any(isinstance(n, ast.Name) for n in ast.walk(node))
 
 
 def line_problem(code: str, units: dict[str, Unit], value: float, ceiling: float | None = None) -> tuple[str, Unit]:
@@ -122,6 +127,40 @@ def line_problem(code: str, units: dict[str, Unit], value: float, ceiling: float
     if ceiling and money and abs(value) > ceiling:
         return f"{value:,.2f} is more than {PAY_YEARS} years of the person's pay", unit
     return "", unit
+
+
+#: "How much would I get / be paid / is it worth": money (not "how much leave", "how much time").
+_ASKS_MONEY = re.compile(r"\bhow much\b(?!\s+(leave|holiday|vacation|pto|sick|time|notice|overtime|of (my|the) "
+                         r"(leave|holiday|vacation|pto|time)))(?=.*\b(get|earn|receive|paid|pay|payout|worth|owed|"
+                         r"cost|make|bonus|salary|allowance|stipend)\b)|[$£€]", re.I)
+#: "How many days / hours …": a length of time.
+_ASKS_TIME = re.compile(r"\bhow many\s+(\w+\s+){0,2}?(days?|hours?|hrs|weeks?|months?)\b", re.I)
+
+
+#: A rule that pays at the person's own rate ("paid at the employee's base hourly rate", "1/260 of your annual
+#: salary"): its amount of money is worked out from their pay.
+RATE_BASED = re.compile(r"\b(salary|salaries|hourly rate|base rate|pay rate|daily rate|base pay|regular rate|wages?)\b",
+                        re.I)
+
+
+def answer_problem(question: str, unit: Unit, rate_based: bool = False) -> str:
+    """Why a calculation's answer, of ``unit``, cannot answer ``question`` ("" where it can, or either is
+    unknown): a question asking how much someone would get wants money, not days or hours (a payout worked
+    out as "40 * 2 + 160 * years_of_service"), and one asking how many days or hours wants no money.
+    ``rate_based``: the rule pays at the person's own rate and their pay is a figure of the calculation, so
+    an answer that is no money ("40 * 2 + 160 * 12") leaves their pay out."""
+    if unit is None:
+        return ""
+    money, time = unit
+    asks_money = bool(_ASKS_MONEY.search(question))
+    asks_time = bool(_ASKS_TIME.search(question)) and not re.search(r"\bhow much\b", question, re.I)
+    if asks_money and not asks_time and rate_based and money == 0:
+        return "the policy pays it at your own rate, and your pay is not in it"
+    if asks_money and not asks_time and money == 0 and time != 0:
+        return "the question asks for an amount of money, and this is a length of time"
+    if asks_time and not asks_money and money != 0:
+        return "the question asks for a length of time, and this is an amount of money"
+    return ""
 
 
 def pay_ceiling(variables: list[Variable]) -> float | None:
