@@ -215,6 +215,9 @@ def test_a_calculation_may_use_the_contexts_numbers_and_percentages_as_fractions
     numbers = allowed_numbers(["Overtime is paid at 125 percent; the hourly rate is the salary divided by 173."])
     assert {"125", "1.25", "173", "12", "365"} <= set(numbers) and "174" not in numbers
     assert "0" not in numbers and "0" in allowed_numbers(["A balance of 0 days is carried over."])  # no "* 0"
+    # Only a percentage is also a fraction: the 5 of "2 to 5 years" is no 0.05 to multiply a balance by.
+    years = allowed_numbers(["Years of service: 2 to 5 years; a night differential of 10% applies."])
+    assert "0.1" in years and "0.05" not in years and "0.02" not in years
 
 
 def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):

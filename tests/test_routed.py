@@ -536,7 +536,7 @@ def test_an_amount_that_grows_with_service_is_worked_out_from_the_years(embedder
                                             "You are entitled to 27 days of holiday [1]."],
                           user="Tobias Eriksen", bank=[(question, "policy_me")])
     trace, _ = answer_of(agent, question)
-    assert any("amount is service: a calculation" in c for c in trace.checks)
+    assert any("amount grows with service: a calculation" in c for c in trace.checks)
     assert "years_of_service = 4.47" in backend.prompts[0] and "for every full 2 years" in backend.prompts[0]
     assert [s.observation for s in trace.steps if s.action == "calculator"] == ["4.47 // 2 = 2", "min(25 + (4.47 // 2), 30) = 27"]
     assert "27" in trace.answer and "after every full 2 years of service" in trace.answer  # the rule, quoted

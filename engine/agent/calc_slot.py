@@ -63,16 +63,18 @@ def variable_name(label: str) -> str:
     return ("v_" + name) if name[0].isdigit() else name[:40]
 
 
+_PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", re.I)
+
+
 def allowed_numbers(sources: list[str]) -> list[str]:
     """Plain numbers (no separators) a calculation may use: those of ``sources``, each also as a
     fraction of 100 (a rate of 150 percent is 1.5), and the universal constants."""
     plain = {f for f in number_forms(sources) if "," not in f}
-    for f in list(plain):
-        try:
-            value = float(f)
-        except ValueError:
-            continue
-        if 1 <= value <= 1000:
+    # A percentage also as its fraction (a rate of 150 percent is 1.5), where a source writes it as one: every
+    # number as a hundredth let a small model write "0.05 * pto_balance" out of a "5" in "2 to 5 years".
+    for m in _PERCENT.finditer(" ".join(sources)):
+        value = float(m.group(1))
+        if 0 < value <= 1000:
             plain.add(plain_number(value / 100))
     # Zero only where a source has it: adding or multiplying by 0 never works anything out, and a small
     # model that is unsure writes "* 0" or "answer = 0".

@@ -205,6 +205,37 @@ def with_definitions(picked: list[Unit], passages: list[Passage]) -> list[Unit]:
     return out[:max(len(picked), 1)] if picked else out
 
 
+def with_continuations(picked: list[Unit], passages: list[Passage]) -> list[Unit]:
+    """``picked`` with the sentence right after a picked one, in the same passage, where it speaks of the same
+    figure ("Up to 40 hours carry over …" then "Any hours above 40 are forfeited on December 31"), put after
+    it in place of the last one. The second half of such a pair is what a question about the limit's far side
+    asks ("how many will I lose?"), and it shares no word with it."""
+    from engine.agent.grounding import numbers_in
+
+    out = list(picked)
+    kept: list[Unit] = []  # the pairs made so far: neither half makes room for the next
+    for unit in picked:
+        passage = next((p for p in passages if unit in p.units), None)
+        if passage is None or unit not in out or _is_row(unit.text):
+            continue  # (rows of a list or table are alternatives, not halves: code marks the one that applies)
+        at = passage.units.index(unit)
+        follower = passage.units[at + 1] if at + 1 < len(passage.units) else None
+        if follower is None or follower in out or _is_row(follower.text):
+            continue
+        if set(numbers_in(unit.text)) & set(numbers_in(follower.text)):
+            out.insert(out.index(unit) + 1, follower)
+            kept += [unit, follower]
+            spare = [u for u in out if u not in kept]
+            if len(out) > len(picked) and spare:
+                out.remove(spare[-1])
+    return out[:max(len(picked), 1)] if picked else out
+
+
+def _is_row(text: str) -> bool:
+    """A list item or a table row written out ("Years of service: 2 to 5 years; PTO per year: 120 hours")."""
+    return bool(_LIST_ITEM.match(text)) or (text.count(": ") >= 2 and "; " in text)
+
+
 def heading_of(passages: list[Passage], unit: Unit) -> str:
     """The last part of the heading the unit sits under ("2.2 Requesting PTO")."""
     passage = next((p for p in passages if p.number == unit.passage), None)

@@ -35,7 +35,7 @@ from engine.agent.applies import Figure, mentions_probation, probation_length, p
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, plain_number, shown_value,
                                     substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
-                                   render_passages, with_definitions)
+                                   render_passages, with_continuations, with_definitions)
 from engine.agent.grounding import normalise_number, number_forms, numbers_in, ungrounded_numbers
 from engine.agent.degenerate import degenerate
 from engine.agent import small_talk
@@ -548,7 +548,8 @@ class _Turn:
             # knows the figures from the record; the model stated the full-time row or the base.
             part.route.kind = "policy_calc"  # type: ignore[union-attr]
             part.formula, calculate = formula, True
-            self.trace.checks.append(f"part {part.number}: the policy's amount is {formula}: a calculation")
+            said = {"pro rata": "is pro rata", "service": "grows with service"}[formula]
+            self.trace.checks.append(f"part {part.number}: the policy's amount {said}: a calculation")
         if part.kind in ("policy_me", "policy_calc"):
             yield from self._record_step("(your own record, for this policy)")
             part.used_record = True
@@ -566,7 +567,7 @@ class _Turn:
                 at = next((i + 1 for i, u in enumerate(units) if u.label in applies), 1)
                 units = (units[:at] + [rule] + units[at:])[:max(len(units), 1)]
         if calculate:  # a rate the picked sentences name ("paid at the base hourly rate") comes with its definition
-            units = with_definitions(units, part.passages)
+            units = with_continuations(with_definitions(units, part.passages), part.passages)
         part.picked = units
         part.applies = applies
         if part.kind == "policy_me":
