@@ -540,3 +540,17 @@ def test_an_amount_that_grows_with_service_is_worked_out_from_the_years(embedder
     assert "years_of_service = 4.47" in backend.prompts[0] and "for every full 2 years" in backend.prompts[0]
     assert [s.observation for s in trace.steps if s.action == "calculator"] == ["4.47 // 2 = 2", "min(25 + (4.47 // 2), 30) = 27"]
     assert "27" in trace.answer and "after every full 2 years of service" in trace.answer  # the rule, quoted
+
+
+def test_a_percentage_of_the_policy_written_as_its_fraction_is_one_of_its_figures(tools, embedder):
+    # "Overtime … at 150 percent": "overtime_rate = 1.5" is the policy's figure, not a constant nobody gave
+    # (it was refused, and then refused again inline, so a right calculation ended in "I could not work it out").
+    from engine.agent.calc_slot import percent_fractions
+
+    assert percent_fractions(["paid at 150 percent of the hourly rate; a night differential of 10%."]) == {"1.5", "0.1"}
+    question = "What would 4 hours of night work pay me?"
+    agent, backend = make(tools, embedder, ["rate = 0.1\nanswer = annual_salary / 2080 * (1 + rate) * asked_hours\n",
+                                            "You would get 97.31 [1]."], bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    calcs = [s for s in trace.steps if s.action == "calculator"]
+    assert all(c.ok for c in calcs) and calcs[-1].observation.endswith("= 97.31"), [c.observation for c in calcs]

@@ -66,16 +66,24 @@ def variable_name(label: str) -> str:
 _PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", re.I)
 
 
+def percent_fractions(sources: list[str]) -> set[str]:
+    """Each percentage the sources write ("150 percent", "10%") as the fraction a calculation uses (1.5, 0.1):
+    a figure of the policy as much as the percentage itself."""
+    out = set()
+    for m in _PERCENT.finditer(" ".join(sources)):
+        value = float(m.group(1))
+        if 0 < value <= 1000:
+            out.add(plain_number(value / 100))
+    return out
+
+
 def allowed_numbers(sources: list[str]) -> list[str]:
     """Plain numbers (no separators) a calculation may use: those of ``sources``, each also as a
     fraction of 100 (a rate of 150 percent is 1.5), and the universal constants."""
     plain = {f for f in number_forms(sources) if "," not in f}
     # A percentage also as its fraction (a rate of 150 percent is 1.5), where a source writes it as one: every
     # number as a hundredth let a small model write "0.05 * pto_balance" out of a "5" in "2 to 5 years".
-    for m in _PERCENT.finditer(" ".join(sources)):
-        value = float(m.group(1))
-        if 0 < value <= 1000:
-            plain.add(plain_number(value / 100))
+    plain |= percent_fractions(sources)
     # Zero only where a source has it: adding or multiplying by 0 never works anything out, and a small
     # model that is unsure writes "* 0" or "answer = 0".
     plain |= {plain_number(v) for v in UNIVERSAL_CONSTANTS if v or "0" in plain}

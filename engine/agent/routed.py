@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Generator, Iterator
 
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
-from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, plain_number, shown_value,
-                                    substitute, variable_name)
+from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
+                                    shown_value, substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
                                    render_passages, with_continuations, with_definitions)
 from engine.agent.grounding import normalise_number, number_forms, numbers_in, ungrounded_numbers
@@ -812,7 +812,9 @@ class _Turn:
                                          if m.group(0) in expressions else m.group(0), calc.code.partition(" = ")[2])
                 calc.expression = substitute(Calculation("x = " + calc.expression), known)
                 written = calc.code.partition(" = ")[2]
-                if not _NAMES.findall(written) and not set(numbers_in(written)) & number_forms(sources):
+                # (a percentage of the policy written as its fraction, 1.5 for "150 percent", is one of its figures)
+                given = {normalise_number(f) for f in number_forms(sources) | percent_fractions(sources)}
+                if not _NAMES.findall(written) and not set(numbers_in(written)) & given:
                     # "share = 0": a line of bare constants is a figure nobody gave (constants are there to
                     # combine figures, not to be one).
                     calc.constant = True
