@@ -143,3 +143,42 @@ def test_a_single_slow_operation_is_given_up_at_the_deadline(monkeypatch):
     assert time.perf_counter() - t0 < q.MAX_SECONDS + q.GRACE_SECONDS + 1.5
     monkeypatch.setattr(q.Interpreter, "_Call", real)
     assert q.run_query("len(df)", table, viewer, "2026-11-26").value == len(table.df)  # the next one runs
+
+
+# -- properties: whatever a file holds, the loaders end in a table or a clear message --------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from engine.errors import HRAssistantError  # noqa: E402
+from engine.workflows.procedures import parse_procedure  # noqa: E402
+
+_CSV_PIECES = st.sampled_from(["full_name", "username", "department", "annual_salary_usd", "sick_days_remaining",
+                               "manager", "Ana Cruz", "acruz", "Ops", "61000", "-3", "1e308", "nan", "", '"', '""',
+                               ",", ";", "\t", "\n", "\r\n", "=cmd()", "é", "\x00", "2026-02-30", "  "])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_CSV_PIECES, max_size=40).map("".join), st.sampled_from(["utf-8", "utf-16", "latin-1"]))
+def test_any_employee_file_loads_or_says_why(tmp_path, text, encoding):
+    path = tmp_path / "staff.csv"
+    path.write_bytes(text.encode(encoding, errors="replace"))
+    try:
+        table = load_employees(path)
+    except HRAssistantError as exc:
+        assert exc.message and len(exc.message) < 2000
+    else:
+        assert len(table.df.columns) >= 1
+
+
+_FRONT = st.sampled_from(["---\n", "procedure: Parental leave\n", "applies_to: ", "tenure_months >= 6", " and ",
+                          "contract in [\"permanent\"]", "[", "]", "{", "}", ":", "\n", "# Title\n", "1. step\n",
+                          "role: hr\n", "unknown_key: x\n", "'", '"', "- ", "\t", ">= ", "notin "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_FRONT, max_size=30).map("".join))
+def test_any_procedure_document_parses_or_says_why(text):
+    try:
+        parse_procedure(text, "doc.md")
+    except HRAssistantError as exc:
+        assert exc.message and len(exc.message) < 2000
