@@ -186,7 +186,7 @@ def with_definitions(picked: list[Unit], passages: list[Passage]) -> list[Unit]:
     alone has to guess the rate; the handbook says how it is worked out, often in the next sentence, which
     ranked below a sentence about the same figure ("any hours above 40 are forfeited")."""
     out = list(picked)
-    added: list[Unit] = []
+    added: list[Unit] = []  # the pairs made so far: neither half makes room for the next
     for unit in picked:
         for p in passages:
             for other in p.units:
@@ -197,12 +197,8 @@ def with_definitions(picked: list[Unit], passages: list[Passage]) -> list[Unit]:
                 if term.split()[0] in ("same", "following", "other", "first", "last"):
                     continue
                 if re.search(rf"\b{re.escape(term)}\b", unit.text.lower()):
-                    out.insert(out.index(unit) + 1, other)
-                    added.append(other)
-                    spare = [u for u in out if u not in added and u is not unit]
-                    if len(out) > len(picked) and spare:
-                        out.remove(spare[-1])
-    return out[:max(len(picked), 1)] if picked else out
+                    put_after(out, unit, other, added, len(picked))
+    return out
 
 
 def with_continuations(picked: list[Unit], passages: list[Passage]) -> list[Unit]:
@@ -223,12 +219,19 @@ def with_continuations(picked: list[Unit], passages: list[Passage]) -> list[Unit
         if follower is None or follower in out or _is_row(follower.text):
             continue
         if set(numbers_in(unit.text)) & set(numbers_in(follower.text)):
-            out.insert(out.index(unit) + 1, follower)
-            kept += [unit, follower]
-            spare = [u for u in out if u not in kept]
-            if len(out) > len(picked) and spare:
-                out.remove(spare[-1])
-    return out[:max(len(picked), 1)] if picked else out
+            put_after(out, unit, follower, kept, len(picked))
+    return out
+
+
+def put_after(out: list[Unit], anchor: Unit, unit: Unit, kept: list[Unit], size: int) -> None:
+    """Insert ``unit`` right after ``anchor`` in ``out`` and, past ``size`` units, drop the last one that is
+    not part of a pair made so far (``kept``, to which both are added)."""
+    out.insert(out.index(anchor) + 1, unit)
+    kept += [anchor, unit]
+    spare = [u for u in out if u not in kept]
+    if len(out) > size and spare:
+        out.remove(spare[-1])
+    del out[max(size, 1):]
 
 
 def _is_row(text: str) -> bool:

@@ -35,8 +35,9 @@ from engine.agent.applies import Figure, mentions_probation, probation_length, p
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
                                     shown_value, substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
-                                   render_passages, with_continuations, with_definitions)
-from engine.agent.grounding import normalise_number, number_forms, numbers_in, ungrounded_numbers
+                                   put_after, render_passages, with_continuations,
+                                   with_definitions)
+from engine.agent.grounding import normalise_number, number_forms, number_spans, numbers_in, ungrounded_numbers
 from engine.agent.degenerate import degenerate
 from engine.agent import small_talk
 from engine.agent.loop import Agent
@@ -130,7 +131,6 @@ _AMOUNT_OF_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(hours?|days?|weeks?)
 _FORMULAS = {"pro rata": _PRO_RATA, "service": _BY_SERVICE}
 #: A question about how much of something (not whether, nor when).
 _AMOUNT = re.compile(r"\bhow (many|much)\b|\bwhat is my (\w+ )?(entitlement|allowance|accrual)\b", re.I)
-_DIGITS = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _AND_CLAUSE = re.compile(r",\s+and\s+(?:\w+\s+){1,2}(?:how|what|when|which|who)\b", re.I)
 _ASKS = re.compile(r"^(how|what|when|where|who|whom|whose|which|why|can|could|do|does|did|is|are|am|was|were|will|"
                    r"would|should|may|must|shall|have|has|tell|give|show|list|please|i|my)\b", re.I)
@@ -512,7 +512,7 @@ class _Turn:
         rules = [u.text for p in part.passages for u in p.units]
         computed = {f.label: f.value for f in profile.computed}
         data = self.agent.tools.of(EmployeeDataTool)
-        share = "Full-time week" in computed or (data is not None and data.table.role("fte") is not None)
+        share = profile.full_time_week is not None or (data is not None and data.table.role("fte") is not None)
         if computed.get("Works") == "part-time" and share and any(map(_PRO_RATA.search, rules)):
             return "pro rata"
         if profile.service_years is not None and any(map(_BY_SERVICE.search, rules)):
@@ -563,9 +563,9 @@ class _Turn:
                                     bonus=0.0 if calculate and not part.formula else APPLIES_BONUS)
         if part.formula:  # the rule itself, right after the row it scales
             rule = next((u for p in part.passages for u in p.units if part.formula_rule(u)), None)
-            if rule is not None and rule not in units:
-                at = next((i + 1 for i, u in enumerate(units) if u.label in applies), 1)
-                units = (units[:at] + [rule] + units[at:])[:max(len(units), 1)]
+            anchor = next((u for u in units if u.label in applies), units[0] if units else None)
+            if rule is not None and anchor is not None and rule not in units:
+                put_after(units, anchor, rule, [], len(units))
         if calculate:  # a rate the picked sentences name ("paid at the base hourly rate") comes with its definition
             units = with_continuations(with_definitions(units, part.passages), part.passages)
         part.picked = units
@@ -691,9 +691,9 @@ class _Turn:
                 name = {"per hour": "hourly_rate", "per year": "annual_salary", "per month": "monthly_salary"}.get(
                     next((k for k in ("per hour", "per year", "per month") if k in f.note), ""), name)
             add(name, value, f"{f.label}" + (f", {f.note}" if f.note else ""))
-        week = next((f for f in profile.computed if f.label == "Full-time week"), None)
-        if record and part.prorated and week is not None:
-            add("full_time_hours_per_week", float(week.value.split()[0]), f"{week.value} a week, {week.note}")
+        if record and part.prorated and profile.full_time_week is not None:
+            add("full_time_hours_per_week", profile.full_time_week,
+                "hours a week, the scheduled hours of most full-time staff in the data")
         context = " ".join([part.text, *(u.text for u in part.picked)])
         # (a pro-rata share of the row that applies needs no years: code marked the row for them)
         if record and profile.service_years is not None and (_SERVICE.search(context) or not facts) \
@@ -1383,9 +1383,10 @@ def _probation_rule(rule: str, note: str) -> str:
 
 def _without_figures(text: str, figures: set[str]) -> str:
     """``text`` with the numbers among ``figures`` (normalised) blanked out, so no grammar offers them."""
-    if not figures:
-        return text
-    return _DIGITS.sub(lambda m: " " if normalise_number(m.group(0).rstrip(",")) in figures else m.group(0), text)
+    for start, end, number in reversed(number_spans(text) if figures else []):
+        if number in figures:
+            text = text[:start] + " " + text[end:]
+    return text
 
 
 #: A whole number written with ".00" where it is no amount of money ("paid at 2.00 times the hourly rate").

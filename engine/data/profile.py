@@ -57,6 +57,7 @@ class Profile:
     service_years: float | None = None  # length of service as of today, in years (fractional)
     service_text: str = ""  # the same in words ("5 full years and 7 months of service")
     service_days: int | None = None  # days since the start date
+    full_time_week: float | None = None  # a part-timer's full-time week in hours (see full_time_week())
     probation: str = ""  # what the record says of the person's probation ("on probation now; Status: Probation")
     id_columns: set[str] = field(default_factory=set)  # columns that hold ids, not figures
 
@@ -149,6 +150,13 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
         profile.facts.append(Fact(col.name, text, note, col.name))
         shown.append(col.name)
     profile.computed = _computed(table, viewer, row, day, schema, hourly)
+    if any(f.label == "Works" and f.value == "part-time" for f in profile.computed):
+        # A part-timer's pro-rata share is their hours over a full-time week, which the handbook often says
+        # only by example ("scheduled 20 hours a week accrues half"): the data says it plainly.
+        profile.full_time_week = full_time_week(table, viewer)
+        if profile.full_time_week is not None:
+            profile.computed.append(Fact("Full-time week", f"{_text(profile.full_time_week)} hours",
+                                         "the scheduled hours per week of most full-time staff in the data"))
     probation = next((f for f in profile.computed if f.label == "Probation"), None)
     if probation is not None:
         said = ("probation " if probation.value.startswith("end") else "") + probation.value
@@ -220,13 +228,6 @@ def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | Non
         value = df.at[row, fte]
         if isinstance(value, numbers.Real) and value == value:
             out.append(Fact("Works", "full-time" if float(value) >= 1 else "part-time", f"FTE {_text(value)}"))
-    if any(f.label == "Works" and f.value == "part-time" for f in out):
-        week = full_time_week(table, viewer)
-        if week is not None:
-            # A part-timer's pro-rata share is their hours over a full-time week, which the handbook often
-            # says only by example ("scheduled 20 hours a week accrues half"): the data says it plainly.
-            out.append(Fact("Full-time week", f"{_text(week)} hours", "the scheduled hours per week of most "
-                                                                      "full-time staff in the data"))
     return out
 
 
