@@ -59,10 +59,71 @@ def test_units_and_pay_basis_are_read_from_headers_and_said(clinic):
     assert schema.pay_basis == "Pay Type"
     lines = "\n".join(schema.lines(clinic))
     assert "name: 'Name' (made of First Name + Last Name)" in lines
-    assert "'Pay Rate' is an hourly rate or an annual amount, as 'Pay Type' says per row" in lines
+    assert "'Pay Rate' is an amount per hour, month or year, as 'Pay Type' says per row" in lines
     studio = load_employees(STUDIO)
     assert infer_schema(studio).units["Annual Salary (GBP)"] == "GBP"
     assert infer_schema(studio).units["Holiday Remaining (days)"] == "days"
+
+
+SORTED = """Assoc ID,Associate Name,Reports To,Department,Pay Frequency,Base Rate,Status
+H1,"Castellanos, Beatriz",,Executive Office,Monthly,9800,Full Time
+H2,"Okafor, Daniel","Castellanos, Beatriz",Front Office,Hourly,21.00,Full Time
+H3,"Ramírez Soto, Diego","Castellanos, Beatriz",Housekeeping,Annual,41000,Part Time
+H4,"Smith, Jr.",H1,Housekeeping,Salaried,50000,Full Time
+"""
+
+
+@pytest.mark.parametrize("cell, shown", [("Okafor, Daniel", "Daniel Okafor"), ("Ramírez Soto, Diego", "Diego Ramírez Soto"),
+                                         ("O'Neil , Mary-Kate", "Mary-Kate O'Neil"), ("Smith, Jr.", "Smith, Jr."),
+                                         ("Daniel Okafor", "Daniel Okafor"), ("12,5", "12,5"), ("A, B, C", "A, B, C")])
+def test_a_name_written_family_name_first_is_turned_round(cell, shown):
+    from engine.data.employees import unsort_name
+
+    assert unsort_name(cell) == shown
+
+
+def test_a_name_column_written_family_name_first_gets_a_column_people_are_found_by(tmp_path):
+    path = tmp_path / "associates.csv"
+    path.write_text(SORTED, encoding="utf-8")
+    table = load_employees(path)
+    assert table.role("name") == "Name" and table.columns["Name"].derived_from == ["Associate Name"]
+    assert list(table.df["Name"]) == ["Beatriz Castellanos", "Daniel Okafor", "Diego Ramírez Soto", "Smith, Jr."]
+    assert table.role("employee_id") == "Assoc ID"  # "Assoc ID" names the person's id, as "Employee ID" does
+    viewer = make_viewer(table, "Daniel Okafor")
+    assert viewer.row == 1 and viewer.name == "Daniel Okafor"
+    assert {"Name", "Associate Name", "Assoc ID"} <= viewer.public_columns
+    # A manager written family name first is still the manager of the rows that name them so.
+    boss = make_viewer(table, "Beatriz Castellanos")
+    assert boss.role == "manager" and boss.reports == ["Daniel Okafor", "Diego Ramírez Soto", "Smith, Jr."]
+
+
+@pytest.mark.parametrize("header", ["Tax ID", "National ID", "SSN", "Passport No"])
+def test_an_id_the_state_gives_is_never_taken_for_the_public_employee_id(header, tmp_path):
+    path = tmp_path / "staff.csv"
+    path.write_text(f"Name,{header},Department\nAna Lima,X1,Sales\nBo Chen,X2,Sales\n", encoding="utf-8")
+    table = load_employees(path)
+    assert table.role("employee_id") != header
+    assert header not in make_viewer(table, "Ana Lima").public_columns
+
+
+def test_each_rows_pay_is_per_the_period_its_pay_basis_names(tmp_path):
+    from engine.data.schema import basis_period
+
+    assert [basis_period(v) for v in ("Hourly", "Monthly", "Annual", "Weekly", "Salaried", "Exempt", "", None)] == \
+        ["hour", "month", "year", "week", "year", "year", "", ""]
+    assert basis_period("Salaried", "month") == "month"  # "Monthly Salary" with "Salaried" rows
+    assert basis_period(None, "month") == "month"
+    path = tmp_path / "associates.csv"
+    path.write_text(SORTED, encoding="utf-8")
+    tool = EmployeeDataTool(load_employees(path))
+    lines = {u: build_profile(tool, u, TODAY).render() for u in ("Beatriz Castellanos", "Daniel Okafor",
+                                                                "Diego Ramírez Soto", "Smith, Jr.")}
+    assert "Base Rate: 9800 (per month, because Pay Frequency is Monthly)" in lines["Beatriz Castellanos"]
+    assert "Base Rate: 21 (per hour, because Pay Frequency is Hourly)" in lines["Daniel Okafor"]
+    assert "Base Rate: 41000 (per year, because Pay Frequency is Annual)" in lines["Diego Ramírez Soto"]
+    assert "Base Rate: 50000 (per year, because Pay Frequency is Salaried)" in lines["Smith, Jr."]
+    # The same name twice in one record says nothing new.
+    assert "Associate Name" not in lines["Daniel Okafor"]
 
 
 def test_whoami_says_what_the_loader_concluded(capsys):

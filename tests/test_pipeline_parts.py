@@ -68,6 +68,19 @@ def test_running_text_is_only_marked_never_ruled_out():
     assert ruled_out == set() and applies == {}
 
 
+def test_parallel_sentences_with_ranges_are_rows_to_choose_from():
+    units = [Unit("1a", "2.3 Asking for leave.", 1),
+             Unit("1b", "Requests of 1 or 2 days need 5 days' notice.", 1),
+             Unit("1c", "Requests of 3 to 10 days need 3 weeks' notice.", 1),
+             Unit("1d", "Requests of more than 10 days need 6 weeks' notice.", 1),
+             Unit("1e", "Your department head answers within 4 working days.", 1)]
+    applies, ruled_out = mark_units(units, lambda u: "", "How much notice do I need for a 4-day leave request?", None)
+    assert applies == {"1c": "4 days"} and ruled_out == {"1b", "1d"}
+    # One sentence with a range is running text still: marked at most, never ruled out.
+    applies, ruled_out = mark_units(units[2:3] + units[4:], lambda u: "", "A 12-day trip: how much notice?", None)
+    assert ruled_out == set()
+
+
 # -- sentences offered ----------------------------------------------------------------------------------------
 def test_a_passage_is_cut_into_sentences_list_items_and_table_rows():
     text = ("Full-time employees accrue PTO according to their years of service, e.g. 80 hours at first.\n"

@@ -114,6 +114,21 @@ def test_long_section_is_split_at_items_with_labels():
     assert all(c.section.startswith("Guide › Rules") for c in chunks)
 
 
+def test_dotted_sub_items_are_items_and_a_long_list_is_cut_between_its_lines():
+    rows = [f"- from {i} to {i + 1} years of service: {80 + i} hours a year (" + "word " * 20 + ");" for i in range(8)]
+    chunks = chunk_lines(lines("ARTICLE 2 - ANNUAL LEAVE", "2.1 Earning leave. Full-time staff earn leave:", *rows,
+                               "2.2 Carry-forward. Up to 60 hours carry forward.", "1.5 times the rate is paid."),
+                         "h.txt")
+    assert chunks[0].section == "ARTICLE 2 - ANNUAL LEAVE › 2.1 Earning leave"
+    assert chunks[-1].section.endswith("2.2 Carry-forward")
+    assert "1.5 times the rate is paid." in chunks[-1].text  # no item: "1.5 times" starts no title
+    listed = [c for c in chunks if "2.1 Earning leave" in c.section]
+    assert len(listed) >= 2 and all(len(c.text.split()) <= 150 for c in chunks)
+    # Each row is still a line of its own, so each stays a unit to choose from.
+    for c in listed:
+        assert all(line.startswith(("- from", "2.1")) for line in c.text.split("\n"))
+
+
 def test_markdown_headings_and_paragraphs():
     chunks = chunk_lines(lines("# Leave", "## Sick", "Ten days.", "## Carry-over", "Five days."), "l.md")
     assert [(c.section, c.text) for c in chunks] == [("Leave › Sick", "Ten days."), ("Leave › Carry-over", "Five days.")]

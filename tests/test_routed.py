@@ -98,14 +98,23 @@ def test_a_calculation_is_code_over_named_figures_and_the_calculator_works_it_ou
 
 
 def test_a_calculation_is_offered_only_the_record_figures_its_question_and_policy_name(tools, embedder):
-    question = "How much sick leave will carry over for me if I don't use any more this year?"
-    agent, backend = make(tools, embedder, ["answer = min(sick_days_remaining, 20)\n", "15 days will carry over [1]."],
+    question = "If I take 3 more sick days this year, how many sick days will I have left under the policy?"
+    agent, backend = make(tools, embedder, ["answer = sick_days_remaining - asked_days\n", "12 days [1]."],
                           user="Samuel Osei", bank=[(question, "policy_calc")])
     trace, _ = answer_of(agent, question)
     declared = backend.prompts[0].split("My figures, as Python variables:")[1].split("```", 2)[1]
     assert "sick_days_remaining = 15" in declared and "vacation_days_remaining" not in declared
     assert "sick_days_remaining" in backend.grammars[0] and '"vacation_days_remaining"' not in backend.grammars[0]
-    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["min(15, 20) = 15"]
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["15 - 3 = 12"]
+
+
+def test_a_cap_is_applied_only_to_the_leave_it_is_about(tools, embedder):
+    question = "How much sick leave will carry over for me if I don't use any more this year?"
+    agent, backend = make(tools, embedder, [], user="Samuel Osei", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    # The sick-leave cap (20 days), not the annual-leave one (5 days) beside it; code's arithmetic, no model call.
+    assert trace.llm_calls == 0
+    assert trace.answer.startswith("All of your 15 days carry over: the policy allows up to 20 days")
 
 
 def test_a_calculation_line_of_bare_constants_is_refused_and_written_again(tools, embedder):
@@ -554,3 +563,72 @@ def test_a_percentage_of_the_policy_written_as_its_fraction_is_one_of_its_figure
     trace, _ = answer_of(agent, question)
     calcs = [s for s in trace.steps if s.action == "calculator"]
     assert all(c.ok for c in calcs) and calcs[-1].observation.endswith("= 97.31"), [c.observation for c in calcs]
+
+
+# -- code's arithmetic on rules it can read: a carry-over cap, a rate defined from pay, probation by the handbook --
+HOTEL = ROOT / "benchmarks" / "synthetic" / "harbor-lane"
+
+
+@pytest.fixture(scope="module")
+def hotel():
+    from engine.assistant import Sources
+
+    return build_tools(Settings(), Sources(str(HOTEL / "associates.csv"), str(HOTEL / "policies")))
+
+
+def test_a_balance_under_a_carry_over_cap_is_worked_out_and_said_by_code(hotel, embedder):
+    question = "If I take no more annual leave this year, how many hours would lapse?"
+    agent, backend = make(hotel, embedder, [], user="Kenji Sato", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and backend.prompts == []
+    assert re.match(r"Of your 112 hours, 60 carry over, the most the policy allows \[\d\]; the other 52 hours "
+                    r"lapse \[\d\]\.", trace.answer)
+    assert "calculator" in used(trace) and not trace.ungrounded_numbers
+    assert "Worked out: carried = min(112, 60) = 60; 112 - carried = 52" in trace.answer
+
+
+def test_the_rate_a_policy_defines_from_pay_is_worked_out_by_code_for_the_kind_of_pay_it_is_for(hotel, embedder):
+    question = "What is my base hourly rate?"
+    # Paid monthly: the handbook's definition applies, and code works it out.
+    agent, backend = make(hotel, embedder, [], user="Funmi Adebayo", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0
+    assert re.match(r"Your base hourly rate is 26\.83: 4650 \* 12 / 2080 \[\d\]\.", trace.answer)
+    # Paid by the hour: the definition for monthly pay is not applied, and their own rate pays the hours.
+    question = "How much would I get for converting 10 hours of annual leave into pay?"
+    agent, backend = make(hotel, embedder, [], user="Min-jun Park", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(r"10 hours at your hourly rate of 19\.5 come to 195 \[\d\]\.", trace.answer)
+    assert "paid at the associate's base hourly rate" in trace.answer  # the rule, quoted under the answer
+    assert "multiplied by 12" not in trace.answer
+
+
+def test_probation_the_handbook_states_is_where_the_person_stands(hotel, embedder):
+    question = "Can I convert some of my annual leave into pay this November?"
+    agent, backend = make(hotel, embedder, [], user="Ewa Nowak", bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert "Probation: on probation now (51 days into the 90-day period the policies state)" in agent.system_prompt()
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert trace.answer.startswith("No: you are on probation now (51 days into the 90-day period the policies state)")
+
+
+def test_days_paid_at_the_rate_a_policy_defines_are_the_rate_times_the_days_by_code(embedder):
+    from engine.assistant import Sources
+
+    studio = ROOT / "benchmarks" / "synthetic" / "fjordline"
+    tools = build_tools(Settings(), Sources(str(studio / "staff.csv"), str(studio / "policies")))
+    question = "If I sell 3 days of holiday, how much will I be paid?"
+    agent, backend = make(tools, embedder, [], user="Marisol Sandoval", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(r"3 days at your daily rate of 207\.69 \(54000 / 260\) come to 623\.08 \[\d\]\.", trace.answer)
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["207.6923 * 3 = 623.08"]
+
+
+def test_work_paid_at_a_multiple_of_the_rate_is_left_to_the_model_s_reading(tools, embedder):
+    question = "How much would I earn for 5 hours of overtime on a Sunday?"
+    agent, backend = make(tools, embedder, ["```python\nanswer = hourly_rate * 2 * asked_hours\n```", "250 [1]."],
+                          user="Rafael Souza", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls >= 1 and "Write the Python lines" in backend.prompts[0]

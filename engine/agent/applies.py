@@ -33,6 +33,7 @@ _RANGES = [
                 rf"(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I), "at_most"),
     (re.compile(rf"\b(?:more than|over|beyond|longer than)\s+{_NUM}\s+(?:full\s+|calendar\s+|"
                 rf"working\s+|consecutive\s+)?{_UNIT}", re.I), "above"),
+    (re.compile(rf"\b{_NUM}\s+or\s+{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I), "between"),
     (re.compile(rf"\b(?:after|at least|from|minimum of)\s+{_NUM}\s+(?:full\s+|calendar\s+|"
                 rf"working\s+|consecutive\s+)?{_UNIT}", re.I), "at_least"),
     (re.compile(rf"\b{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}\s+or more\b", re.I), "at_least"),
@@ -159,6 +160,22 @@ def is_row(text: str) -> bool:
     return bool(_ROW.match(text))
 
 
+def _opening(text: str) -> str:
+    words = re.findall(r"[a-z]+", re.sub(r"^\s*(?:[-*•–]|\(?[0-9]{1,2}(?:\.[0-9]{1,2})?[.)]?)\s+", "", text.lower()))
+    return " ".join(words[:2])
+
+
+def parallel_rows(siblings) -> set[str]:
+    """Sentences of running text that are rows all the same: two or more of one passage that open alike
+    and each state a range ("Requests of 1 or 2 days need 5 days' notice. Requests of 3 to 10 days need
+    3 weeks' notice.")."""
+    groups: dict[str, list] = {}
+    for u in siblings:
+        if not is_row(u.text) and _ranges(u.text):
+            groups.setdefault(_opening(u.text), []).append(u)
+    return {u.label for key, group in groups.items() if key.count(" ") == 1 and len(group) >= 2 for u in group}
+
+
 def mark_units(units, heading_of, question: str, service: Figure | None) -> tuple[dict, set]:
     """Which units apply (label -> why) and which rows do not (labels), from the question's figures,
     the relative it names and the person's length of service. Only rows of a list or table are ever
@@ -171,23 +188,24 @@ def mark_units(units, heading_of, question: str, service: Figure | None) -> tupl
     for u in units:
         by_passage.setdefault(u.passage, []).append(u)
     for siblings in by_passage.values():
+        rows = {u.label for u in siblings if is_row(u.text)} | parallel_rows(siblings)
         verdicts = {}
         for u in siblings:
             # In running text a figure of the question says little ("up to 40 hours" is no row to choose);
             # the person's service does ("employees with five or more years of service accrue …").
-            verdict, why = judge(u.text, heading_of(u), figures if is_row(u.text) else [], service)
-            if relative and is_row(u.text):
+            verdict, why = judge(u.text, heading_of(u), figures if u.label in rows else [], service)
+            if relative and u.label in rows:
                 if relative_applies(u.text, relative):
                     verdict, why = "applies", relative
-                elif any(relative_applies(s.text, relative) for s in siblings if is_row(s.text)):
+                elif any(relative_applies(s.text, relative) for s in siblings if s.label in rows):
                     verdict = "not"
             verdicts[u.label] = (verdict, why)
-        rows_apply = any(v == "applies" and is_row(u.text) for u in siblings for v, _ in [verdicts[u.label]])
+        rows_apply = any(verdicts[u.label][0] == "applies" and u.label in rows for u in siblings)
         for u in siblings:
             verdict, why = verdicts[u.label]
             if verdict == "applies":
                 applies[u.label] = why
-            elif verdict == "not" and rows_apply and is_row(u.text):
+            elif verdict == "not" and rows_apply and u.label in rows:
                 ruled_out.add(u.label)
     return applies, ruled_out
 

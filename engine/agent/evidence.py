@@ -78,6 +78,10 @@ def _sentences(text: str) -> list[str]:
     return [s for s in out if s]
 
 
+#: A numbered item's title written as its first sentence ("2.4 Carry-forward.", "4.4 Night premium.").
+_TITLE_SENTENCE = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z][^.:;]{0,40}\.$")
+
+
 def split_units(text: str) -> list[str]:
     """The units of a passage's text: table rows with their headings, list items, sentences."""
     units: list[str] = []
@@ -100,7 +104,12 @@ def split_units(text: str) -> list[str]:
         if _LIST_ITEM.match(line):
             units.append(line)
             continue
-        units.extend(_sentences(line))
+        sentences = _sentences(line)
+        if len(sentences) > 1 and _TITLE_SENTENCE.match(sentences[0]):
+            # "4.4 Night premium. Associates working between 11 p.m. and 7 a.m. receive …": the title alone
+            # is no rule, and offered alone it was taken for one.
+            sentences[:2] = [f"{sentences[0]} {sentences[1]}"]
+        units.extend(sentences)
     return [u if len(u) <= UNIT_MAX_CHARS else u[:UNIT_MAX_CHARS] + " …" for u in units]
 
 
@@ -203,7 +212,8 @@ def with_definitions(picked: list[Unit], passages: list[Passage]) -> list[Unit]:
 
 def with_continuations(picked: list[Unit], passages: list[Passage]) -> list[Unit]:
     """``picked`` with the sentence right after a picked one, in the same passage, where it speaks of the same
-    figure ("Up to 40 hours carry over …" then "Any hours above 40 are forfeited on December 31"), put after
+    figure ("Up to 40 hours carry over …" then "Any hours above 40 are forfeited on December 31") or says what
+    it is paid at ("… may convert up to 24 hours" then "Converted hours are paid at the base hourly rate"), put after
     it in place of the last one. The second half of such a pair is what a question about the limit's far side
     asks ("how many will I lose?"), and it shares no word with it."""
     from engine.agent.grounding import numbers_in
@@ -218,9 +228,15 @@ def with_continuations(picked: list[Unit], passages: list[Passage]) -> list[Unit
         follower = passage.units[at + 1] if at + 1 < len(passage.units) else None
         if follower is None or follower in out or _is_row(follower.text):
             continue
-        if set(numbers_in(unit.text)) & set(numbers_in(follower.text)):
+        if set(numbers_in(unit.text)) & set(numbers_in(follower.text)) or _PAID_AT.search(follower.text):
             put_after(out, unit, follower, kept, len(picked))
     return out
+
+
+#: A sentence that says what something is paid at ("Converted hours are paid at the associate's base hourly
+#: rate"): the other half of the rule before it ("… may convert up to 24 hours into pay").
+_PAID_AT = re.compile(r"\b(?:are|is|will be|shall be) (?:paid|valued|compensated|reimbursed) (?:at|as|in line with)\b",
+                      re.I)
 
 
 def put_after(out: list[Unit], anchor: Unit, unit: Unit, kept: list[Unit], size: int) -> None:

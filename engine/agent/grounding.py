@@ -202,7 +202,8 @@ def _checks_out(expression: str, stated: str) -> bool:
 
 # -- enforcing it: the final answer's grammar admits only numbers that have a source ---------------
 
-_DIGIT_RUN = re.compile(r"\d[\d,]*(?:\.\d+)?")
+#: A run of digits an answer may copy; not the digits of an ID ("H105", "E1017"), which are no figure.
+_DIGIT_RUN = re.compile(r"(?<![A-Za-z\d])\d[\d,]*(?:\.\d+)?")
 
 
 def _with_separators(integer: str) -> str:

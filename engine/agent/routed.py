@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 from typing import Generator, Iterator
 
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
+from engine.agent.applies import question_figures as question_figures_of
+from engine.agent import caps
+from engine.agent.rates import RateDefinition, applies_to, pay_period_of, rate_definition
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
                                     shown_value, substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
@@ -119,6 +122,30 @@ def split_parts(question: str) -> list[str]:
     return [p if p.endswith(("?", ".", "!")) else p + "?" for p in pieces[:4]]
 
 
+#: What a policy does to someone's balance or pay: a question with it needs the rule, not only the record.
+_POLICY_ACTION = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b|\bforfeit|\blaps(?:e|es|ed)\b|\bexpire"
+                            r"|\bcash(?:ed|ing)? (?:out|in)\b|\bencash|\bsell|\bsold\b|\bbuy[ -]?back|\bconvert"
+                            r"|\bpay(?:s|ed)? out\b|\bpayout\b", re.I)
+#: Money for a quantity the question states: "how much would I get for 10 days", "what allowance … for a 4-day trip".
+_AMOUNT_FOR = re.compile(r"\b(?:how much|what)\b[^?]*\b(?:get|earn|receive|paid|pay|worth|allowance|per diem"
+                         r"|reimburs\w*)\b[^?]*\bfor (?:an? |the )?\d+(?:\.\d+)?[ -](?:hours?|days?|nights?|"
+                         r"weeks?|miles?|km|kilomet\w+)\b", re.I)
+#: What a number of hours or days would pay ("how much would I get for 10 days", "what would 16 hours pay").
+_ASKS_PAY = re.compile(r"\bhow much\b|\bwhat would\b[^?]*\bpay\b|\bworth\b|\b(?:get|receive|be paid|earn)\b", re.I)
+#: A rule that pays at someone's rate ("are paid at the employee's base hourly rate").
+_PAID_AT_RATE = re.compile(r"\bpaid (?:out )?at\b|\bpaid (?:in line with|according to)\b", re.I)
+#: A multiple of a rate or an amount on top of it: that is a reading the model does, not code's product.
+_MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s*(?:times|x\b|%|percent)|time and a half|\bdouble\b|\btriple\b"
+                       r"|\bextra\b|\bpremium\b|\bdifferential\b|\bon top of\b", re.I)
+#: Work paid at more than the plain rate: the rule's multiple is the model's reading, not code's product.
+_PREMIUM = re.compile(r"\bovertime\b|\b(?:public|bank|company|national|statutory|federal) holidays?\b|\bnight|\bweekend|\bsunday|\bsaturday|\bshift\b"
+                      r"|\bbonus\b|\bon call\b|\bcall[ -]out\b", re.I)
+#: "How many sick days do I have (left)?": a balance of the record.
+_HAVE_LEFT = re.compile(r"\bhow (?:many|much)\b(?:(?!\b(?:if|would|could|will)\b)[^?])*\b(?:do|did) i (?:still |currently )?"
+                        r"have\b(?!\s+to\b)", re.I)
+#: What the policy gives (an entitlement), rather than what is left of it.
+_ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\b|\bentitled\b|\bearn|\baccru"
+                          r"|\bget\b|\ballowed\b|\bcan i\b|\bmaximum\b", re.I)
 #: A rule that scales an amount to a part-timer's hours.
 _PRO_RATA = re.compile(r"\bpro[ -]?rata\b|\bprorat|\bin proportion to\b|\bproportionate", re.I)
 #: A rule whose amount grows with length of service in running text ("1 extra day after every full 2 years of
@@ -146,7 +173,7 @@ class Part:
     passages: list[Passage] = field(default_factory=list)
     picked: list[Unit] = field(default_factory=list)
     about_you: dict[str, str] = field(default_factory=dict)  # unit label -> what code knows of the person for it
-    decided_by: list[Unit] = field(default_factory=list)  # the rules whose yes or no code stated
+    decided_by: list[Unit] = field(default_factory=list)  # the rules code stated the answer from (quoted under it)
     fields: list[str] = field(default_factory=list)  # record lines picked
     calculations: list[Calculation] = field(default_factory=list)
     data: str = ""  # the data query's result, as the model read it
@@ -213,7 +240,23 @@ class RoutedAgent(Agent):
             else:
                 self._profile = build_profile(data, self.context.user, self.context.today,
                                               account=self.context.account, view_as=self.context.view_as)
+                self._probation_from_handbook(self._profile)
         return self._profile
+
+    def _probation_from_handbook(self, profile) -> None:
+        """Someone still within the probation (or introductory) period the handbook states, where the data
+        says nothing of it: the record says so, as every rule "after probation" needs it."""
+        search = self.tools.of(PolicySearchTool)
+        if profile.probation or profile.service_days is None or search is None or search.index is None:
+            return
+        length = handbook_probation(search.index)
+        if length is None or profile.service_days >= length:
+            return
+        from engine.data.profile import Fact
+
+        said = f"{profile.service_days} days into the {length}-day period the policies state"
+        profile.computed.append(Fact("Probation", "on probation now", said))
+        profile.probation = f"on probation now; {said}"
 
     def system_prompt(self) -> str:
         leave = ", and preparing leave requests for approval" if self.tools.of(LeaveRequestTool) else ""
@@ -450,6 +493,7 @@ class _Turn:
                                           doing="Working out what kind of question this is")
             self.messages, self.partial = saved
             route = Route(a.router.parse(chosen, vote.candidates), "model", vote.candidates, vote.scores)
+        route = checked_route(route, text, allowed)
         self.trace.route.append({"part": part.number, "text": part.text, **route.to_dict()})
         yield ThoughtStep(f"This is a question about {KINDS[route.kind]}.")
         return route
@@ -556,11 +600,14 @@ class _Turn:
         # Code chooses the sentences: the rows of a list that apply to the question or the person first,
         # then the rest nearest the question. A small model reading whole passages takes the wrong row.
         service = None
-        if (part.kind == "policy_me" or part.formula) and a.profile.service_years is not None:
-            # (Not for a calculation: a tier of service marked as applying gets multiplied into a payout.)
+        if part.kind in ("policy_me", "policy_calc") and a.profile.service_years is not None:
             service = Figure(a.profile.service_years, "years", a.profile.service_text)
         units, applies = candidates(part.passages, part.text, a.router.embedder, k=OFFERED, service=service,
                                     bonus=0.0 if calculate and not part.formula else APPLIES_BONUS)
+        if calculate and not part.formula:
+            # The tiers of service that are not the person's are left out, but the one that is goes unmarked:
+            # a tier marked as applying got multiplied into a payout.
+            applies = {}
         if part.formula:  # the rule itself, right after the row it scales
             rule = next((u for p in part.passages for u in p.units if part.formula_rule(u)), None)
             anchor = next((u for u in units if u.label in applies), units[0] if units else None)
@@ -568,10 +615,18 @@ class _Turn:
                 put_after(units, anchor, rule, [], len(units))
         if calculate:  # a rate the picked sentences name ("paid at the base hourly rate") comes with its definition
             units = with_continuations(with_definitions(units, part.passages), part.passages)
+            period = self._pay_period()
+            if period:
+                # A rate made from another kind of pay (a monthly salary, for someone paid by the hour) is not
+                # theirs: offered, it gets applied to their pay anyway.
+                units = [u for u in units if (d := rate_definition(u.text)) is None or applies_to(d, period)]
         part.picked = units
         part.applies = applies
-        if part.kind == "policy_me":
+        if part.kind == "policy_me" or part.kind == "policy" and a.profile.found and _YES_NO.match(part.text):
             profile = a.profile
+            if part.kind == "policy" and profile.probation and not part.used_record:
+                yield from self._record_step("(your own record, for this policy)")  # where the person stands
+                part.used_record = True
             # (a rule "after passing probation" says nothing of its length; the handbook's other sentences may)
             length = next((n for p in part.passages for u in p.units if (n := probation_length(u.text))), None)
             if length is None and not profile.probation and any(mentions_probation(u.text) for u in units):
@@ -584,8 +639,33 @@ class _Turn:
         else:
             shown = "\n".join(self._sentence(part, u) for u in units) or "(no sentence of the policies fits)"
             shown = format_observation(shown, source=PolicySearchTool.name)
+        if part.kind in ("policy_me", "policy_calc") and (caps.ASKS_CARRY.search(part.text)
+                                                           or caps.ASKS_LOSS.search(part.text)):
+            cap = caps.find_cap(units, part.text) or caps.find_cap([u for p in part.passages for u in p.units], part.text)
+            balance = self._cap_balance(part, cap) if cap is not None else None
+            if cap is not None and balance is not None:
+                # A balance under a carry-over cap: the arithmetic is fixed (see engine.agent.caps).
+                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                yield from self._cap(part, cap, balance)
+                return
         if calculate:
-            sources = [self.question, *self._conversation(), *self.results, *(u.text for u in units)]
+            # A rate code works out from the definition (see _variables) is named, not made again: the
+            # definition's own figures leave the grammar ("daily_rate / 260" took the 260 twice).
+            defined = {u.label for u in units if (d := rate_definition(u.text)) is not None
+                       and applies_to(d, self._pay_period())}
+            sources = [self.question, *self._conversation(), *self.results,
+                       *(_without_figures(u.text, set(numbers_in(u.text))) if u.label in defined else u.text for u in units)]
+            asked_rate = self._asked_rate(part, units)
+            if asked_rate is not None:
+                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                yield from self._rate(part, *asked_rate, sources)
+                return
+            unit_pay = self._unit_pay(part, units)
+            if unit_pay is not None:
+                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                yield from self._pay_for(part, *unit_pay, sources)
+                if part.stated:
+                    return
             if part.prorated and (scale := self._share(part)):
                 # The calculation is known (the full-time amount times the person's share of a full-time
                 # week); which figure of the rule is that amount is the model's choice, among the rule's own.
@@ -660,6 +740,136 @@ class _Turn:
                            f"[{row.passage}], and the policy gives part-time staff a share in proportion to their "
                            f"hours" + (f" [{rule.passage}]." if rule is not None else "."))
 
+    def _asked_rate(self, part: Part, units: list[Unit]) -> tuple[RateDefinition, Unit, Variable] | None:
+        """(definition, its sentence, the pay figure) where the part asks for the very rate an offered sentence
+        defines from the person's kind of pay ("What is my base hourly rate?"), and nothing more; else None."""
+        if question_figures_of(part.text) or not re.search(r"\bwhat(?:'s| is| would be)\b", part.text, re.I):
+            return None
+        period = self._pay_period()
+        for u in units:
+            d = rate_definition(u.text)
+            if d is None or not applies_to(d, period):
+                continue
+            per_word = {"hour": "hourly", "day": "daily", "week": "weekly", "month": "monthly"}[d.per]
+            if re.search(rf"\b{per_word} (?:rate|pay|wage)\b|\brate per {d.per}\b", part.text, re.I):
+                pay = next((v for v in self._variables(part) if v.name in ("annual_salary", "monthly_salary",
+                                                                           "weekly_pay")), None)
+                if pay is not None:
+                    return d, u, pay
+        return None
+
+    def _rate(self, part: Part, definition: RateDefinition, unit: Unit, pay: Variable, sources: list[str]) -> Iterator[Step]:
+        """The rate the policy defines, worked out from the person's pay by the calculator; code writes it."""
+        self.trace.checks.append(f"part {part.number}: the {definition.term} as the policy defines it: by code")
+        self._declared = [pay]
+        steps = " ".join(f"{op} {plain_number(v)}" for op, v in definition.steps)
+        yield from self._run_code(part, parse_code(f"answer = {pay.name} {steps}\n"), self._declared,
+                                  [*sources, unit.text])
+        done = part.worked()
+        if done:
+            part.decided_by = [unit]
+            part.stated = (f"Your {definition.term} is {done[-1].text}: {definition.expression(pay.value)} "
+                           f"[{unit.passage}].")
+
+    def _unit_pay(self, part: Part, units: list[Unit]) -> tuple[Variable, str, Unit, Variable] | None:
+        """(rate, what it is, the rule, the quantity) where the part asks what a number of hours or days would
+        pay, a rule offered pays them at the person's own rate with no multiple of it ("Cashed-out hours are
+        paid at the employee's base hourly rate", "Each day is paid at 1/260 of your annual salary"), and code
+        knows that rate per hour or per day; else None. The answer is then the rate times the quantity."""
+        figures = [f for f in question_figures_of(part.text) if f.unit in ("hours", "days")]
+        if len(figures) != 1 or not _ASKS_PAY.search(part.text) or _MULTIPLE.search(part.text) \
+                or _PREMIUM.search(part.text):
+            return None
+        per = figures[0].unit[:-1]
+        rule = next((u for u in units if _PAID_AT_RATE.search(u.text) and RATE_BASED.search(u.text)
+                     or (d := rate_definition(u.text)) is not None and d.per == per and "paid" in u.text), None)
+        if rule is None or _MULTIPLE.search(rule.text):
+            return None
+        period = self._pay_period()
+        variables = self._variables(part)
+        asked = next((v for v in variables if v.name == f"asked_{figures[0].unit}"), None)
+        if asked is None:
+            return None
+        if period == per == "hour":
+            rate = next((v for v in variables if v.name == "hourly_rate"), None)
+            return (rate, "hourly rate", rule, asked) if rate is not None else None
+        for d in self._rate_definitions(part, period):
+            if d.per == per:
+                rate = next((v for v in variables if v.name == d.name), None)
+                if rate is not None:
+                    return rate, d.term, rule, asked
+        return None
+
+    def _pay_for(self, part: Part, rate: Variable, term: str, rule: Unit, asked: Variable,
+                 sources: list[str]) -> Iterator[Step]:
+        """A number of hours or days at the person's rate, by the calculator; code writes it."""
+        self.trace.checks.append(f"part {part.number}: {asked.name} at the person's {term}: worked out by code")
+        self._declared = [rate, asked]
+        yield from self._run_code(part, parse_code(f"answer = {rate.name} * {asked.name}\n"), self._declared,
+                                  [*sources, rule.text])
+        done = part.worked()
+        if done:
+            unit = asked.name.removeprefix("asked_")
+            how = rate.note.partition(": ")[2]
+            part.decided_by = [rule]
+            part.stated = (f"{plain_number(asked.value)} {unit} at your {term} of {shown_value(rate.value)}"
+                           + (f" ({how})" if how else "") + f" come to {done[-1].text} [{rule.passage}].")
+
+    def _cap_balance(self, part: Part, cap: caps.Cap) -> Variable | None:
+        """The balance a carry-over cap applies to: a figure of the question in the cap's unit, else the one
+        balance of the record in that unit that the question (or the rule) names; None where code cannot tell."""
+        from engine.agent.applies import question_figures
+        from engine.agent.slots import distinctive_words
+        from engine.data.schema import leave_columns
+
+        asked = [f for f in question_figures(part.text) if f.unit == cap.unit]
+        if asked:
+            return Variable(f"asked_{cap.unit}", asked[0].value, "from the question")
+        data = self.agent.tools.of(EmployeeDataTool)
+        if data is None:
+            return None
+        balances = set(leave_columns(data.table).values())
+        facts = [f for f in self.agent.profile.facts if f.column in balances and f.note == cap.unit]
+        rule = next((u.text for p in part.passages for u in p.units if u.label == cap.label), "")
+        named = [f for f in facts if distinctive_words(f.label) & distinctive_words(f"{part.text} {rule}")]
+        chosen = named if named else facts
+        if len(chosen) != 1:
+            return None
+        try:
+            return Variable(variable_name(chosen[0].label), float(chosen[0].value), f"{chosen[0].label}, {cap.unit}")
+        except ValueError:
+            return None
+
+    def _cap(self, part: Part, cap: caps.Cap, balance: Variable) -> Iterator[Step]:
+        """What carries over and what is lost of ``balance`` under ``cap``, by the calculator; code writes it."""
+        units = [u for p in part.passages for u in p.units]
+        rule = next(u for u in units if u.label == cap.label)
+        part.route.kind = "policy_calc"  # type: ignore[union-attr]
+        self.trace.checks.append(f"part {part.number}: a balance under a carry-over cap: worked out by code")
+        self._declared = [balance]
+        sources = [self.question, *self._conversation(), *self.results, rule.text]
+        limit = plain_number(cap.amount)
+        lines = f"carried = min({balance.name}, {limit})\nanswer = {balance.name} - carried\n"
+        if not caps.ASKS_LOSS.search(part.text):
+            lines = f"answer = min({balance.name}, {limit})\n"
+        yield from self._run_code(part, parse_code(lines), self._declared, sources)
+        done = part.worked()
+        if not done:
+            return
+        have = plain_number(balance.value)
+        carried = plain_number(min(balance.value, cap.amount))
+        lost = plain_number(max(balance.value - cap.amount, 0))
+        gone = caps.loss_sentence(units, cap)
+        said = caps.loss_word([gone] if gone is not None else [])
+        cite = f" [{gone.passage}]" if gone is not None else ""
+        part.decided_by = [rule] + ([gone] if gone is not None and balance.value > cap.amount else [])
+        if balance.value <= cap.amount:
+            part.stated = (f"All of your {have} {cap.unit} carry over: the policy allows up to {limit} {cap.unit} "
+                           f"[{rule.passage}], so none {said}.")
+        else:
+            part.stated = (f"Of your {have} {cap.unit}, {carried} carry over, the most the policy allows "
+                           f"[{rule.passage}]; the other {lost} {cap.unit} {said}{cite}.")
+
     # -- calculations, as code over named figures --------------------------------------------------------------
     def _variables(self, part: Part, record: bool = True) -> list[Variable]:
         """The figures a calculation may name: the person's record, the question's, earlier results."""
@@ -691,6 +901,11 @@ class _Turn:
                 name = {"per hour": "hourly_rate", "per year": "annual_salary", "per month": "monthly_salary"}.get(
                     next((k for k in ("per hour", "per year", "per month") if k in f.note), ""), name)
             add(name, value, f"{f.label}" + (f", {f.note}" if f.note else ""))
+            if "pay" in roles:
+                for definition in self._rate_definitions(part, pay_period_of(f.note)):
+                    rate = round(definition.apply(value), 4)
+                    add(definition.name, rate, f"your {definition.term} as the policy defines it: "
+                                               f"{definition.expression(value)}")
         if record and part.prorated and profile.full_time_week is not None:
             add("full_time_hours_per_week", profile.full_time_week,
                 "hours a week, the scheduled hours of most full-time staff in the data")
@@ -710,6 +925,20 @@ class _Turn:
         for name, value, note in self.data_values:
             add(name, value, note)
         return out
+
+    @staticmethod
+    def _rate_definitions(part: Part, period: str) -> list:
+        """The rates the offered sentences define from pay of the person's kind (see engine.agent.rates)."""
+        found = [d for u in part.picked if (d := rate_definition(u.text)) is not None and applies_to(d, period)]
+        return list({d.name: d for d in found}.values())
+
+    def _pay_period(self) -> str:
+        """The period of the person's pay figure in their record ("hour", "month", "year"), or ""."""
+        data = self.agent.tools.of(EmployeeDataTool)
+        for f in self.agent.profile.facts:
+            if data is not None and f.column in data.table.columns and "pay" in data.table.columns[f.column].roles:
+                return pay_period_of(f.note)
+        return ""
 
     def _relevant_facts(self, part: Part, facts: list) -> list:
         """The record's figures a calculation for this part may need: those the question or the chosen
@@ -835,6 +1064,9 @@ class _Turn:
                     rate_based = any(RATE_BASED.search(u.text) for u in part.picked) and \
                         any(unit_of(v) == (1, 0) for v in variables)
                     problem = answer_problem(part.text, units[calc.name], rate_based)
+                    if not problem and calc.value is not None and calc.value < 0:
+                        # Nobody is paid, owed or left a negative amount ("-4040.16 if you converted …").
+                        problem = "an amount asked about cannot be below zero"
                 if problem:  # worked out faithfully, yet no figure the question could want: written again
                     calc.implausible = True
                     raise ToolInputError(f"{calc.name} = {calc.value:,.2f} cannot be right: {problem}.")
@@ -1062,7 +1294,7 @@ class _Turn:
         sources = [self._question_for(part), *self._conversation()]
         if part.kind in ("policy", "policy_me", "policy_calc"):
             sources += [u.text for u in part.picked]
-        if part.kind in ("policy_me", "policy_calc", "my_calc"):
+        if part.kind in ("policy_me", "policy_calc", "my_calc") or part.used_record:
             sources.append(a.profile.source_text())
         sources += part.sources
         return sources
@@ -1260,6 +1492,22 @@ _GENERIC_FIELD_WORDS = {"days", "day", "remaining", "left", "balance", "hrs", "h
                         "annual", "yearly", "monthly", "weekly"}
 
 
+def checked_route(route: Route, text: str, allowed: list[str]) -> Route:
+    """Code's word on two kinds it can tell from the question's own words, over the vote and the model:
+    what a rule does to my balance (carry over, cash out, forfeit) is a policy applied to me, and how
+    much of something I have left is my record."""
+    if route.kind in ("my_data", "my_calc") and _POLICY_ACTION.search(text) and "policy_calc" in allowed:
+        return Route("policy_calc", "code", route.candidates, route.scores)
+    if route.kind in ("policy", "policy_me") and _AMOUNT_FOR.search(text) and "policy_calc" in allowed:
+        # "What meal allowance would I get for a 4-day trip?": a rate of the policy times the question's figure.
+        return Route("policy_calc", "code", route.candidates, route.scores)
+    if route.kind in ("policy", "policy_me", "policy_calc", "my_calc") and _HAVE_LEFT.search(text) \
+            and not _POLICY_ACTION.search(text) and not _ENTITLEMENT.search(text) and not _COMBINE.search(text) \
+            and "my_data" in allowed:
+        return Route("my_data", "code", route.candidates, route.scores)
+    return route
+
+
 def _words(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())}
 
@@ -1292,6 +1540,8 @@ def applying_row(part: Part) -> str:
     # (the heading without its numbering: "2.1 PTO accrual" -> "PTO accrual"; a section number is no figure)
     heading = re.sub(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+", "", heading_of(part.passages, unit))
     text = re.sub(r"^\s*[-*•–]\s*", "", unit.text).strip().rstrip(".;")
+    if " – " in heading:  # a window over several items ("2.1 Earning leave – 2.3 Asking for leave") names none
+        heading = ""
     shown = f"{heading}: {text}" if heading and heading.lower() not in text.lower() else text
     return f"{lead}, the policy says: {shown} [{unit.passage}]."
 

@@ -20,7 +20,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from engine.data.employees import normalise_name
+from engine.data.employees import normalise_name, unsort_name
 from engine.errors import ToolInputError
 
 AGGREGATES = {"average": "mean", "total": "sum", "highest": "max", "lowest": "min", "median": "median"}
@@ -365,7 +365,7 @@ class SlotGrammar:
         df = self.table.df
         own = {normalise_name(df.at[self.viewer.row, c]) for c in (self.name_col, self.table.role("employee_id")) if c}
         for value in df[mgr]:
-            if value is not None and value == value and normalise_name(value) in own:
+            if value is not None and value == value and normalise_name(unsort_name(value)) in own:
                 literal = json.dumps(value.item() if hasattr(value, "item") else value, ensure_ascii=False)
                 if isinstance(value, float) and value.is_integer():
                     literal = str(int(value))

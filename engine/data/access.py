@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.data.employees import HR_DEPARTMENT, EmployeeTable, default_public_columns, normalise_name
+from engine.data.employees import HR_DEPARTMENT, EmployeeTable, default_public_columns, normalise_name, unsort_name
 
 
 @dataclass
@@ -130,7 +130,7 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
     if re.fullmatch(r"#row:[0-9]{1,9}", user):
         row = int(user[len(ROW_KEY):])
         return row if row in table.df.index else None
-    key = normalise_name(user)
+    key = normalise_name(unsort_name(user))  # "Okafor, Daniel" is Daniel Okafor
     if not key:
         return None
     for role in ("name", "employee_id", "email", "username"):
@@ -138,7 +138,7 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
         if not col:
             continue
         matches = [int(idx) for idx, value in table.df[col].items()
-                   if value is not None and value == value and normalise_name(value) == key]
+                   if value is not None and value == value and normalise_name(unsort_name(value)) == key]
         if len(matches) > 1:
             # Guessing would give one person the other's rights: name both rows instead.
             from engine.errors import DataFileError
@@ -176,8 +176,9 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
             if id_col:
                 keys.add(normalise_name(df.at[row, id_col]))
             keys.discard("")
+            # A manager written family name first ("Castellanos, Beatriz") is the same person.
             reports = [int(i) for i, v in df[mgr_col].items() if v is not None and v == v
-                       and normalise_name(v) in keys and i != row]
+                       and normalise_name(unsort_name(v)) in keys and i != row]
             if reports and role != "hr":
                 role = "manager"
     visible = {row} if row is not None else set()

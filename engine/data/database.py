@@ -172,7 +172,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
     from psycopg import sql
 
     from engine.data.access import make_viewer
-    from engine.data.employees import HR_DEPARTMENT, load_employees, normalise_name
+    from engine.data.employees import HR_DEPARTMENT, load_employees, normalise_name, unsort_name
     from engine.data.schema import leave_columns
 
     table = load_employees(employees, overrides=columns or None)
@@ -245,7 +245,7 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
         with conn.cursor() as cur:
             cur.executemany(insert, [
                 [*text_rows[i], f"{i}:{df.at[i, key_col]}" if key_col else str(i), roles[i],
-                 lookup.get(normalise_name(df.at[i, mgr_col])) if mgr_col and isinstance(df.at[i, mgr_col], str)
+                 lookup.get(normalise_name(unsort_name(df.at[i, mgr_col]))) if mgr_col and isinstance(df.at[i, mgr_col], str)
                  else None] for i in df.index])
         run(sql.SQL("ALTER TABLE {}.employees ENABLE ROW LEVEL SECURITY").format(schema))
         run(sql.SQL("CREATE POLICY own_row ON {}.employees FOR SELECT USING ({} = current_user)").format(

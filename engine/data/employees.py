@@ -32,8 +32,11 @@ from typing import Any
 from engine.errors import DataFileError
 
 ROLE_PATTERNS = {
-    "employee_id": re.compile(r"^(employee|emp|staff|personnel|worker|badge|payroll)?[ _-]?(id|no|number|#|ref|code)$"
-                              r"|^id$|^badge$", re.I),
+    # The words HR systems put before an id: "Assoc ID", "Team Member No.", "EE #". Never "Tax ID" or
+    # "National ID": an id column is public, so only words that name the person's role in the company.
+    "employee_id": re.compile(r"^(employee|emp\.?|ee|staff|personnel|worker|badge|payroll|associate|assoc\.?|member"
+                              r"|team[ _-]?member|colleague|person(nel)?|crew[ _-]?member|partner)?[ _-]?"
+                              r"(id|no\.?|number|#|ref|code)$|^id$|^badge$", re.I),
     "name": re.compile(r"^(full[ _-]?|employee[ _-]?|display[ _-]?)?name$", re.I),
     "manager": re.compile(r"manager|supervisor|reports[ _-]?to|superior|boss|line[ _-]?lead", re.I),
     "department": re.compile(r"department|dept|organi[sz]ational[ _-]?unit|division|business[ _-]?unit|^team$|^unit$", re.I),
@@ -498,7 +501,7 @@ DIRECTORY_HINT = re.compile(r"position|title|job|role$|^rank$", re.I)
 def default_public_columns(columns: dict[str, "Column"], roles: dict[str, list[str]]) -> set[str]:
     """The directory columns everyone may read: name, id, department, manager, e-mail, job title."""
     public = {c for r in ("name", "employee_id", "department", "manager", "email", "first_name", "last_name",
-                          "preferred_name") for c in roles.get(r, [])}
+                          "preferred_name", "sorted_name") for c in roles.get(r, [])}
     public |= {c for c in columns if DIRECTORY_HINT.search(c) and columns[c].dtype == "text"}
     return public
 
@@ -630,21 +633,51 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     return table
 
 
+#: A name written family name first: "Okafor, Daniel", "Ramírez Soto, Diego". Not "Smith, Jr." (a suffix).
+_SORTED_NAME = re.compile(r"^\s*([^\W\d_][\w' .-]*?)\s*,\s*([^\W\d_][\w' .-]*?)\s*$")
+_SUFFIX = re.compile(r"^(jr|sr|ii|iii|iv|phd|md)\.?$", re.I)
+
+
+def unsort_name(text: Any) -> str:
+    """ "Okafor, Daniel" as "Daniel Okafor"; any other text as it is."""
+    if not isinstance(text, str):
+        return text
+    m = _SORTED_NAME.match(text)
+    if not m or _SUFFIX.match(m.group(2)):
+        return text
+    return f"{m.group(2)} {m.group(1)}"
+
+
+def _sorted_names(values) -> bool:
+    """Whether a name column writes (almost) every name family name first, "Okafor, Daniel"."""
+    texts = [v for v in values if isinstance(v, str) and v.strip()]
+    return len(texts) >= 2 and sum(unsort_name(v) != v for v in texts) >= 2 / 3 * len(texts)
+
+
 def _derive_name(df, columns: dict[str, Column], roles: dict[str, list[str]]):
-    """A person's name split over two columns ("First Name", "Last Name") becomes one more column,
-    so people are found, matched to their manager and named in answers as everywhere else."""
-    if roles.get("name") or not (roles.get("first_name") and roles.get("last_name")):
+    """A person's name split over two columns ("First Name", "Last Name") or written family name first
+    ("Okafor, Daniel") becomes one more column, "Daniel Okafor", so people are found, matched to their
+    manager and named in answers as they name themselves."""
+    if roles.get("name"):
+        sorted_col = roles["name"][0]
+        if not _sorted_names(df[sorted_col]):
+            return df, columns
+        parts, at = [sorted_col], list(columns).index(sorted_col)
+        values = [unsort_name(v).strip() if isinstance(v, str) and v.strip() else None for v in df[sorted_col]]
+        roles["sorted_name"] = [sorted_col]
+    elif roles.get("first_name") and roles.get("last_name"):
+        first, last = roles["first_name"][0], roles["last_name"][0]
+        parts, at = [first, last], min(list(columns).index(first), list(columns).index(last))
+        values = [" ".join(str(p).strip() for p in (a, b) if isinstance(p, str) and p.strip()) or None
+                  for a, b in zip(df[first], df[last])]
+    else:
         return df, columns
-    first, last = roles["first_name"][0], roles["last_name"][0]
     label = next(n for n in ("Name", "Full Name", "Employee Name", "full_name_derived") if n not in columns)
-    values = [" ".join(str(p).strip() for p in (a, b) if isinstance(p, str) and p.strip()) or None
-              for a, b in zip(df[first], df[last])]
-    at = min(list(columns).index(first), list(columns).index(last))
     import pandas as pd
 
     df = df.copy()
     df.insert(at, label, pd.Series(values, index=df.index, dtype="object"))  # text as the loader keeps it
-    col = Column(name=label, dtype="text", derived_from=[first, last],
+    col = Column(name=label, dtype="text", derived_from=parts,
                  examples=[v for v in dict.fromkeys(values) if v][:3], missing=sum(v is None for v in values))
     names = list(columns)
     names.insert(at, label)

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.data.employees import cell_text
-from engine.data.schema import hourly_value, infer_schema, part_time_value
+from engine.data.schema import basis_period, hourly_value, infer_schema, part_time_value
 
 #: At most this many direct reports and columns go into the prompt; the data tool answers the rest.
 MAX_REPORTS = 15
 MAX_REPORT_COLUMNS = 8
 #: Columns that say nothing a question needs (a name is already a name).
-_SKIP_ROLES = ("first_name", "last_name", "email", "username")
+_SKIP_ROLES = ("first_name", "last_name", "sorted_name", "email", "username")
 
 
 @dataclass
@@ -137,11 +137,13 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
         note = ""
         unit = schema.units.get(col.name, "")
         if "pay" in col.roles:
-            period = "hour" if hourly else ("year" if hourly is False else schema.pay_periods.get(col.name, ""))
+            basis = df.at[row, pay_basis_col] if pay_basis_col and viewer.can_read(pay_basis_col, [row]) else None
+            period = basis_period(basis, schema.pay_periods.get(col.name, ""))
             money = unit or ""
-            note = " ".join(p for p in (money, {"hour": "per hour", "month": "per month", "year": "per year"}.get(
-                period, "per period not stated in the data")) if p)
-            if pay_basis_col and hourly is not None:
+            per = {"hour": "per hour", "week": "per week", "month": "per month", "year": "per year"}.get(
+                period, "per period not stated in the data")
+            note = " ".join(p for p in (money, per) if p)
+            if pay_basis_col and (hourly is not None or basis_period(basis)):
                 note += f", because {pay_basis_col} is {_text(df.at[row, pay_basis_col])}"
         elif unit:
             note = unit
@@ -266,7 +268,8 @@ def _add_reports(profile: Profile, data_tool, viewer) -> None:
         return {"int": 0, "float": 0, "date": 1}.get(col.dtype, 2)
 
     wanted = [c for c in table.columns.values() if not any(r in c.roles for r in skip)
-              and (c.dtype != "text" or c.name.lower().endswith(("title", "position", "role")))]
+              and (c.dtype != "text" or c.name.lower().endswith(("title", "position", "role"))
+                   or "pay_basis" in c.roles)]  # "Hourly" / "Monthly" says what each row's pay figure is per
     for col in sorted(wanted, key=rank):
         if len(cols) >= MAX_REPORT_COLUMNS:
             break

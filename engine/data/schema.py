@@ -93,14 +93,31 @@ def hourly_value(value: Any) -> bool | None:
     return _says(value, _HOURLY_VALUE.match, _SALARY_VALUE.match)
 
 
+_PERIOD_VALUE = {"hour": re.compile(r"^\s*(hourly|hour|hrly|h)\s*$", re.I),
+                 "week": re.compile(r"^\s*(weekly|week)\s*$", re.I),
+                 "month": re.compile(r"^\s*(monthly|month|per[ _-]?month)\s*$", re.I),
+                 "year": re.compile(r"^\s*(annual|annually|yearly|year|per[ _-]?(year|annum))\s*$", re.I)}
+
+
+def basis_period(value: Any, header_period: str = "") -> str:
+    """The period a pay amount is per, for a row whose pay-basis cell is ``value``: the cell's own period
+    ("Hourly", "Monthly", "Annual"), else for a salaried row the pay column's header period or a year,
+    else the header period ("" where nothing says)."""
+    if isinstance(value, str):
+        for period, pattern in _PERIOD_VALUE.items():
+            if pattern.match(value):
+                return period
+    hourly = hourly_value(value)
+    if hourly:
+        return "hour"
+    if hourly is False:
+        return header_period if header_period in ("month", "year", "week") else "year"
+    return header_period
+
+
 def part_time_value(value: Any) -> bool | None:
     """Whether an employment-type cell says part-time (True), full-time (False) or neither (None)."""
     return _says(value, _PART_TIME.search, _FULL_TIME.search)
-    if _PART_TIME.search(value):
-        return True
-    if _FULL_TIME.search(value):
-        return False
-    return None
 
 
 def guess_semantic_roles(columns: dict, taken: set[str]) -> dict[str, list[str]]:
@@ -158,7 +175,7 @@ class Schema:
         for col in table.pay_columns:
             period = self.pay_periods.get(col, "")
             if self.pay_basis:
-                what = f"an hourly rate or an annual amount, as '{self.pay_basis}' says per row"
+                what = f"an amount per hour, month or year, as '{self.pay_basis}' says per row"
             else:
                 what = {"hour": "an hourly rate", "month": "a monthly amount", "year": "an annual amount"}.get(
                     period, "an amount per unknown period")

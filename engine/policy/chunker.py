@@ -16,14 +16,16 @@ from dataclasses import asdict, dataclass
 
 from engine.policy.loaders import Line
 
-CHUNKER_VERSION = 6  # 6: a chunk keeps its line breaks (lists and table rows stay apart)
+CHUNKER_VERSION = 7  # 7: "2.1 Title" items; a long section is cut between lines, not inside them
 MAX_WORDS = 150  # all-MiniLM-L6-v2 reads 256 word pieces; the heading path takes some of them
 SEPARATOR = " › "
 
 _MD = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _ROMAN = re.compile(r"^([IVXLC]{1,7})[.)]\s+(\S.{0,90})$")
 _LETTER = re.compile(r"^([A-Z])[.)]\s+(\S.{0,90})$")
-_NUMBERED = re.compile(r"^(\d{1,2})[.)]\s+(\S.*)$")
+#: A numbered item: "3. Carry-over", "3) …", or a sub-item with a short title ("2.4 Carry-forward. On …",
+#: "2.5 Selling holiday: …"); a line starting "1.5 times …" or "2.1 Full-time staff are entitled …" is none.
+_NUMBERED = re.compile(r"^(\d{1,2})[.)]\s+(\S.*)$|^(\d{1,2}\.\d{1,2})\.?\s+([A-Z][^.:;]{1,50}[.:](?:\s.*)?)$")
 _MARKER = re.compile(r"^(?:[IVXLC]{1,7}|[A-Z]|\d{1,2})[.)]\s+")
 _ROMAN_VALID = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 
@@ -56,11 +58,15 @@ def _is_title(text: str) -> bool:
 
 
 def _item_label(number: str, text: str) -> str:
+    mark = number if "." in number else f"{number}."  # "2.4 Carry-forward", "3. Carry-over"
+    title = re.match(r"^([^.:;]{2,50})\.\s+[A-Z]", text)  # "Carry-forward. On December 31 …"
+    if title:
+        return f"{mark} {title.group(1).strip()}"
     head, sep, _ = text.partition(":")
     if sep and len(head) <= 60:
-        return f"{number}. {head.strip()}"
+        return f"{mark} {head.strip()}"
     words = text.split()
-    return f"{number}. {' '.join(words[:8])}{'…' if len(words) > 8 else ''}"
+    return f"{mark} {' '.join(words[:8])}{'…' if len(words) > 8 else ''}"
 
 
 def chunk_lines(lines: list[Line], source: str) -> list[Chunk]:
@@ -132,7 +138,8 @@ def chunk_lines(lines: list[Line], source: str) -> list[Chunk]:
             continue
         m = _NUMBERED.match(text)
         if m:
-            units.append((_item_label(m.group(1), m.group(2)), [line]))
+            number, rest = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            units.append((_item_label(number, rest), [line]))
         elif units:
             units[-1][1].append(line)
         else:
@@ -142,10 +149,26 @@ def chunk_lines(lines: list[Line], source: str) -> list[Chunk]:
 
 
 def _split_long(part: list[Line], source: str, section: str) -> list[Chunk]:
-    """One chunk, or several when a single item or paragraph is itself longer than the window."""
+    """One chunk, or several when a single item or paragraph is itself longer than the window: cut
+    between lines where the lines allow it (a list keeps its rows apart), with one line of overlap."""
     words = [w for line in part for w in line.text.split()]
     if len(words) <= MAX_WORDS:
         return [_make(part, words, source, section)]
+    if all(len(line.text.split()) <= MAX_WORDS // 2 for line in part):
+        out: list[Chunk] = []
+        window: list[Line] = []
+        count = 0
+        for line in part:
+            n = len(line.text.split())
+            if window and count + n > MAX_WORDS:
+                out.append(_make(window, [w for x in window for w in x.text.split()], source, section))
+                window = window[-1:] if len(window[-1].text.split()) + n <= MAX_WORDS else []
+                count = sum(len(x.text.split()) for x in window)
+            window.append(line)
+            count += n
+        if window:
+            out.append(_make(window, [w for x in window for w in x.text.split()], source, section))
+        return out
     out = []
     step = MAX_WORDS - 20  # overlap keeps sentences whole across a cut
     for start in range(0, len(words), step):

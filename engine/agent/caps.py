@@ -1,0 +1,79 @@
+"""A carry-over cap applied to a balance, by code.
+
+"Up to 40 hours of unused PTO carry over into the next calendar year. Any hours above 40 are forfeited."
+Asked "I have 88 PTO hours; how many will I lose?", a small model wrote lines like ``40 / min(88, 40)``.
+The rule is one of the commonest in a handbook and its arithmetic is fixed: of a balance B under a cap C,
+min(B, C) carries over and B - min(B, C) is lost. Code finds the cap in the offered sentences and the
+balance in the question or the person's record, and the calculator works it out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_NUM = r"(\d+(?:\.\d+)?)"
+_UNIT = r"(hours?|days?|weeks?)"
+#: A question about what happens to a balance at a carry-over cap.
+ASKS_CARRY = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b", re.I)
+ASKS_LOSS = re.compile(r"\b(forfeit\w*|lose|lost|losing|laps\w*|expire\w*|wasted?|use it or lose it)\b", re.I)
+_CARRIES = re.compile(r"\bcarr(?:y|ied|ies)\w*\s+(?:over|forward|into|to the next)|\broll(?:ed|s)?\s+over", re.I)
+_CAP = re.compile(rf"\b(?:up to(?: a maximum(?: balance)? of)?|a maximum(?: balance)? of|maximum of|max\.?|no more than"
+                  rf"|at most|not more than)\s+{_NUM}\s+"
+                  rf"(?:[a-z]+\s+){{0,2}}?{_UNIT}\b", re.I)
+_LOSS_WORD = re.compile(r"\b(forfeited|forfeit|lapses?|lapsed|lost|expires?|expired|cancelled|canceled)\b", re.I)
+
+
+@dataclass
+class Cap:
+    """The most of a balance that carries over, and the sentence that says so."""
+
+    amount: float
+    unit: str  # "hours", "days", "weeks"
+    label: str  # the offered unit's label
+    passage: int
+
+
+#: The kinds of leave a cap may be about; a question naming one takes only a cap about it.
+_KINDS = re.compile(r"\b(sick|annual|vacation|pto|holiday|personal|paid time off|comp(?:ensatory)? time|toil)\b", re.I)
+
+
+#: Names of the same kind of leave ("vacation" in the question, "annual leave" in the handbook).
+_GROUP = {"annual": "time off", "vacation": "time off", "pto": "time off", "holiday": "time off",
+          "paid time off": "time off", "personal": "time off", "compensatory time": "comp", "comp time": "comp",
+          "toil": "comp"}
+
+
+def find_cap(units, question: str = "") -> Cap | None:
+    """The carry-over cap the offered sentences state ("up to 60 hours … carry forward"), or None. Where the
+    question names a kind of leave, only a sentence about that kind; more than one cap left (vacation and
+    sick leave side by side), and code cannot tell which: None."""
+    kinds = {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(question)}
+    found: dict[tuple[float, str], Cap] = {}
+    for u in units:
+        if not _CARRIES.search(u.text):
+            continue
+        if kinds and not kinds & {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(u.text)}:
+            continue
+        for m in _CAP.finditer(u.text):
+            unit = m.group(2).lower().rstrip("s") + "s"
+            found.setdefault((float(m.group(1)), unit), Cap(float(m.group(1)), unit, u.label, u.passage))
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def loss_word(units) -> str:
+    """How the handbook says the rest goes ("are forfeited", "lapse"), for code's sentence."""
+    for u in units:
+        m = _LOSS_WORD.search(u.text)
+        if m:
+            word = m.group(1).lower()
+            for stem, said in (("forfeit", "are forfeited"), ("laps", "lapse"), ("expir", "expire"), ("lost", "are lost"),
+                               ("cancel", "are cancelled")):
+                if word.startswith(stem):
+                    return said
+    return "do not carry over"
+
+
+def loss_sentence(units, cap: Cap):
+    """The offered sentence that says what happens above the cap, or None."""
+    return next((u for u in units if u.label != cap.label and _LOSS_WORD.search(u.text)), None)

@@ -1,0 +1,97 @@
+"""A rate the handbook defines from pay, worked out by code for the person asking.
+
+Handbooks say how a payout's rate is made from a salary: "For salaried employees, the base hourly rate is
+the annual salary divided by 2,080 hours", "the base hourly rate is the monthly base rate multiplied by 12
+and divided by 2,080", "Each day is paid at 1/260 of your annual salary". A small model shown such a
+sentence applies it to anyone (an hourly worker's 19.50 divided by 2,080) or to the wrong figure (a monthly
+salary times the hours). Code reads the definition, checks that it is about the kind of pay the person has
+(a definition from a monthly salary says nothing to someone paid by the hour), and works the rate out, so
+the calculation only has to use it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_PERIOD_WORD = {"annual": "year", "yearly": "year", "year's": "year", "monthly": "month", "month's": "month",
+                "weekly": "week", "week's": "week", "hourly": "hour"}
+_PER_WORD = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "day": "day", "hour": "hour"}
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+#: "the base hourly rate is the annual salary divided by 2,080 hours",
+#: "the daily rate is the monthly base rate multiplied by 12 and divided by 260".
+_TERM_IS = re.compile(
+    r"\bthe ((?:base |basic |regular |normal |standard )?(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)"
+    r"(?: used)?(?: for [a-z ]{1,30}?)? (?:is|equals|shall be|will be|is calculated as|is worked out as) "
+    r"(?:the |your |their |an? )?(?:employee'?s'? |associate'?s'? |person'?s'? |staff member'?s'? )?"
+    r"(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage)"
+    r"((?:,? (?:and )?(?:then )?(?:multiplied by|times|divided by) " + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
+#: "Each day is paid at 1/260 of your annual salary", "one day's pay is 1/21.75 of the monthly salary".
+_FRACTION_OF = re.compile(
+    r"\b(?:each |one |a )?(day|hour|week)(?:'s pay)? (?:is paid at|is paid|is worth|is|equals) "
+    r"1 ?/ ?" + _NUMBER + r" of (?:your |the |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)"
+    r"(?: base)? (?:salary|pay|base rate|rate|wage)", re.I)
+_OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)
+
+
+@dataclass
+class RateDefinition:
+    """A rate per ``per`` ("hour", "day") made from pay per ``base`` ("year", "month") by ``steps``."""
+
+    term: str  # "base hourly rate"
+    per: str
+    base: str
+    steps: list[tuple[str, float]] = field(default_factory=list)  # ("*", 12), ("/", 2080)
+
+    @property
+    def name(self) -> str:
+        """A Python name for the rate ("base_hourly_rate")."""
+        return re.sub(r"[^a-z0-9]+", "_", self.term.lower()).strip("_")
+
+    def expression(self, pay: float) -> str:
+        text = _plain(pay)
+        for op, value in self.steps:
+            text = f"{text} {op} {_plain(value)}"
+        return text
+
+    def apply(self, pay: float) -> float:
+        value = pay
+        for op, figure in self.steps:
+            value = value * figure if op == "*" else value / figure
+        return value
+
+
+def _plain(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _figure(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def rate_definition(text: str) -> RateDefinition | None:
+    """The rate a sentence defines from pay, or None."""
+    m = _TERM_IS.search(text)
+    if m:
+        steps = [("*" if op.lower() in ("multiplied by", "times") else "/", _figure(n)) for op, n in _OP.findall(m.group(4))]
+        if steps and all(v > 0 for _, v in steps):
+            term = " ".join(m.group(1).lower().split())
+            return RateDefinition(term, _PER_WORD[m.group(2).lower()], _PERIOD_WORD[m.group(3).lower()], steps)
+    m = _FRACTION_OF.search(text)
+    if m and _figure(m.group(2)) > 0:
+        per = m.group(1).lower()
+        return RateDefinition(f"{ {'day': 'daily', 'hour': 'hourly', 'week': 'weekly'}[per]} rate", per,
+                              _PERIOD_WORD[m.group(3).lower()], [("/", _figure(m.group(2)))])
+    return None
+
+
+def pay_period_of(note: str) -> str:
+    """The period of the person's pay figure from its note in the record ("USD per month, because …")."""
+    m = re.search(r"\bper (hour|week|month|year)\b", note)
+    return m.group(1) if m else ""
+
+
+def applies_to(definition: RateDefinition, period: str) -> bool:
+    """Whether a definition is about the kind of pay the person has: made from a monthly salary, it says
+    nothing to someone paid by the year or by the hour."""
+    return bool(period) and definition.base == period

@@ -1,0 +1,109 @@
+"""Rates a handbook defines from pay, and carry-over caps: worked out by code (engine.agent.rates, .caps)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.agent import caps
+from engine.agent.evidence import Unit
+from engine.agent.rates import applies_to, pay_period_of, rate_definition
+from engine.agent.routed import checked_route
+from engine.agent.router import Route
+
+
+@pytest.mark.parametrize("sentence, name, base, pay, rate", [
+    ("For associates paid monthly, the base hourly rate is the monthly base rate multiplied by 12 and divided "
+     "by 2,080.", "base_hourly_rate", "month", 4650, 26.8269),
+    ("For salaried employees, the base hourly rate is the annual salary divided by 2,080 hours.", "base_hourly_rate",
+     "year", 92000, 44.2308),
+    ("Each day is paid at 1/260 of your annual salary.", "daily_rate", "year", 54000, 207.6923),
+    ("The daily rate used for encashment is the monthly salary divided by 30.", "daily_rate", "month", 15000, 500.0),
+])
+def test_a_rate_defined_from_pay_is_read_and_worked_out(sentence, name, base, pay, rate):
+    definition = rate_definition(sentence)
+    assert definition is not None and definition.name == name and definition.base == base
+    assert round(definition.apply(pay), 4) == rate
+
+
+@pytest.mark.parametrize("sentence", ["Overtime is paid at 1.5 times the base hourly rate.",
+                                      "The daily rate is shown on your payslip.",
+                                      "Each day is paid at 1/0 of your annual salary."])
+def test_a_sentence_that_defines_no_rate_from_pay_is_none(sentence):
+    assert rate_definition(sentence) is None
+
+
+def test_a_definition_applies_only_to_the_kind_of_pay_it_is_made_from():
+    monthly = rate_definition("the base hourly rate is the monthly base rate multiplied by 12 and divided by 2,080")
+    assert pay_period_of("USD per month, because Pay Frequency is Monthly") == "month"
+    assert applies_to(monthly, "month")
+    assert not applies_to(monthly, "hour") and not applies_to(monthly, "year") and not applies_to(monthly, "")
+
+
+def units(*texts: str) -> list[Unit]:
+    return [Unit(f"1{chr(97 + i)}", t, 1) for i, t in enumerate(texts)]
+
+
+def test_the_carry_over_cap_is_found_with_its_unit_and_how_the_rest_goes():
+    offered = units("On December 31 an associate may carry forward up to 60 hours of annual leave into the new year.",
+                    "Hours above 60 lapse on that date and are not paid.")
+    cap = caps.find_cap(offered)
+    assert (cap.amount, cap.unit, cap.label) == (60.0, "hours", "1a")
+    assert caps.loss_sentence(offered, cap).label == "1b" and caps.loss_word(offered[1:]) == "lapse"
+    fjord = units("Carry-over: up to 5 unused days may be carried into the next holiday year.")
+    assert (caps.find_cap(fjord).amount, caps.find_cap(fjord).unit) == (5.0, "days")
+    assert caps.loss_word(units("Any hours above 40 are forfeited on December 31.")) == "are forfeited"
+
+
+def test_two_caps_side_by_side_are_no_cap_code_can_choose():
+    offered = units("Up to 40 hours of unused PTO carry over into the next year.",
+                    "Up to 72 hours of sick time carry over.")
+    assert caps.find_cap(offered) is None
+    assert caps.find_cap(units("You may use up to 3 days of sick leave without a note.")) is None  # no carry-over
+
+
+@pytest.mark.parametrize("question, voted, kind", [
+    ("How many hours of annual leave do I have?", "policy_me", "my_data"),
+    ("How many sick days do I have left?", "my_calc", "my_data"),
+    ("How many days of holiday do I have per year?", "policy_me", "policy_me"),  # an entitlement
+    ("How many days do I have to give notice?", "policy", "policy"),
+    ("If I take no more leave, how many hours would I carry forward?", "my_data", "policy_calc"),
+    ("How many would lapse?", "my_calc", "policy_calc"),
+    ("What is my annual salary?", "my_data", "my_data"),
+    ("How many sick and vacation days do I have in total?", "my_calc", "my_calc"),
+    ("What meal allowance would I get for a 4-day business trip?", "policy", "policy_calc"),
+    ("How much would I earn for 8 hours on a public holiday?", "policy", "policy_calc"),
+    ("How much notice do I need for a 4-day leave request?", "policy", "policy"),
+])
+def test_code_settles_a_balance_question_and_a_rule_applied_to_my_balance(question, voted, kind):
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
+               "policy_calc"]
+    route = checked_route(Route(voted, "vote", [voted], {}), question, allowed)
+    assert route.kind == kind
+    assert route.by == ("code" if kind != voted else "vote")
+
+
+def test_the_digits_of_an_id_are_no_figure_an_answer_may_write():
+    from engine.agent.grounding import number_forms
+
+    forms = number_forms(["Assoc ID: H105 (badge E1017), Base Rate: 21, paid at 1.5x, $55 a day, FS-01"])
+    assert {"21", "1.5", "55", "01"} <= forms
+    assert not {"105", "1017"} & forms
+
+
+def test_what_a_rule_is_paid_at_comes_with_the_rule():
+    from engine.agent.evidence import Passage, with_continuations
+
+    passage = Passage(1, "h.txt", "2.5 Converting leave into pay", "line 9")
+    passage.units = units("Each November, associates may convert up to 24 hours of unused annual leave into pay.",
+                          "Converted hours are paid at the associate's base hourly rate.",
+                          "Unused annual leave of up to 40 hours is paid out with the final pay.")
+    offered = [passage.units[0], passage.units[2]]
+    assert [u.label for u in with_continuations(offered, [passage])] == ["1a", "1b"]
+
+
+def test_a_question_about_one_kind_of_leave_takes_only_its_cap():
+    offered = units("Up to 5 days of unused annual leave may be carried over into the next calendar year.",
+                    "Unused sick leave carries over from year to year up to a maximum balance of 20 days.")
+    assert caps.find_cap(offered, "How much sick leave will carry over?").amount == 20
+    assert caps.find_cap(offered, "How many vacation days can I carry over?").amount == 5  # vacation: annual leave
+    assert caps.find_cap(offered, "How many annual leave days will I lose?").amount == 5
