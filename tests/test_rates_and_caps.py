@@ -70,6 +70,8 @@ def test_two_caps_side_by_side_are_no_cap_code_can_choose():
     ("How many would lapse?", "my_calc", "policy_calc"),
     ("What is my annual salary?", "my_data", "my_data"),
     ("How many sick and vacation days do I have in total?", "my_calc", "my_calc"),
+    ("How many days do I have off for my wedding?", "policy", "policy"),
+    ("How much PTO do I have left right now?", "policy_me", "my_data"),
     ("What meal allowance would I get for a 4-day business trip?", "policy", "policy_calc"),
     ("How much would I earn for 8 hours on a public holiday?", "policy", "policy_calc"),
     ("How much notice do I need for a 4-day leave request?", "policy", "policy"),
@@ -107,3 +109,9 @@ def test_a_question_about_one_kind_of_leave_takes_only_its_cap():
     assert caps.find_cap(offered, "How much sick leave will carry over?").amount == 20
     assert caps.find_cap(offered, "How many vacation days can I carry over?").amount == 5  # vacation: annual leave
     assert caps.find_cap(offered, "How many annual leave days will I lose?").amount == 5
+
+
+def test_a_rule_about_one_kind_of_leave_is_not_applied_to_another():
+    assert caps.same_kind("Can I cash out my sick days?", "Sick leave cannot be encashed.")
+    assert not caps.same_kind("How much for all my sick days?", "Unused vacation days may be encashed at the daily rate.")
+    assert caps.same_kind("How much would 10 days pay?", "Unused vacation days may be encashed at the daily rate.")

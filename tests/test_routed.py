@@ -632,3 +632,18 @@ def test_work_paid_at_a_multiple_of_the_rate_is_left_to_the_model_s_reading(tool
                           user="Rafael Souza", bank=[(question, "policy_calc")])
     trace, _ = answer_of(agent, question)
     assert trace.llm_calls >= 1 and "Write the Python lines" in backend.prompts[0]
+
+
+def test_all_of_a_balance_or_the_most_a_rule_allows_at_the_person_s_rate_is_worked_out_by_code(hotel, embedder):
+    question = "How much would I get if I converted the maximum allowed into pay?"
+    agent, backend = make(hotel, embedder, [], user="Min-jun Park", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    # 62 hours left, up to 24 may be converted: 24 hours at 19.50.
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(r"The most the policy allows, 24 hours, at your hourly rate of 19\.5 come to 468 \[\d\]\.",
+                    trace.answer)
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["19.5 * min(62, 24) = 468"]
+    question = "How much would I get if I converted all of my annual leave hours into pay?"
+    agent, backend = make(hotel, embedder, [], user="Giulia Rossi", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert re.match(r"All of your 30 hours at your hourly rate of 18\.75 come to 562\.5 \[\d\]\.", trace.answer)

@@ -77,3 +77,10 @@ def loss_word(units) -> str:
 def loss_sentence(units, cap: Cap):
     """The offered sentence that says what happens above the cap, or None."""
     return next((u for u in units if u.label != cap.label and _LOSS_WORD.search(u.text)), None)
+
+
+def same_kind(question: str, text: str) -> bool:
+    """Whether ``text`` is about the kind of leave the question names (or either names none)."""
+    asked = {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(question)}
+    said = {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(text)}
+    return not asked or not said or bool(asked & said)

@@ -134,15 +134,28 @@ _AMOUNT_FOR = re.compile(r"\b(?:how much|what)\b[^?]*\b(?:get|earn|receive|paid|
 _ASKS_PAY = re.compile(r"\bhow much\b|\bwhat would\b[^?]*\bpay\b|\bworth\b|\b(?:get|receive|be paid|earn)\b", re.I)
 #: A rule that pays at someone's rate ("are paid at the employee's base hourly rate").
 _PAID_AT_RATE = re.compile(r"\bpaid (?:out )?at\b|\bpaid (?:in line with|according to)\b", re.I)
+#: "all of them", "my whole balance": the quantity is the person's balance.
+_ALL_OF = re.compile(r"\ball (?:of )?(?:them|it|my|those|these|the (?:remaining|unused))\b|\b(?:whole|entire|full) "
+                     r"(?:balance|remaining)|\beverything\b|\ball (?:\w+ )?(?:days|hours|leaves?)\b", re.I)
+#: "the maximum allowed", "as many as I can": the quantity is the rule's limit.
+_MOST_ALLOWED = re.compile(r"\b(?:the )?(?:maximum|max|most)(?: (?:allowed|possible|permitted|amount|number))?\b"
+                           r"|\bas (?:many|much) as (?:i can|allowed|possible)\b", re.I)
+#: A limit a rule sets ("may convert up to 24 hours", "a maximum of 10 days").
+_UP_TO = re.compile(r"\b(?:up to|a maximum of|maximum of|no more than|at most)\s+(\d+(?:\.\d+)?)\s+"
+                    r"(?:[a-z]+\s+){0,2}?(hours?|days?)\b", re.I)
+#: A rule about turning leave into money.
+_CONVERTS = re.compile(r"cash|encash|convert|sell|sold|buy[ -]?back|payout|paid out|pay out", re.I)
 #: A multiple of a rate or an amount on top of it: that is a reading the model does, not code's product.
 _MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s*(?:times|x\b|%|percent)|time and a half|\bdouble\b|\btriple\b"
                        r"|\bextra\b|\bpremium\b|\bdifferential\b|\bon top of\b", re.I)
 #: Work paid at more than the plain rate: the rule's multiple is the model's reading, not code's product.
-_PREMIUM = re.compile(r"\bovertime\b|\b(?:public|bank|company|national|statutory|federal) holidays?\b|\bnight|\bweekend|\bsunday|\bsaturday|\bshift\b"
+_PREMIUM = re.compile(r"\bovertime\b|\b(?:public|bank|company|national|statutory|federal) holidays?\b|\bnight"
+                      r"|\bweekend|\bsunday|\bsaturday|\bshift\b"
                       r"|\bbonus\b|\bon call\b|\bcall[ -]out\b", re.I)
 #: "How many sick days do I have (left)?": a balance of the record.
 _HAVE_LEFT = re.compile(r"\bhow (?:many|much)\b(?:(?!\b(?:if|would|could|will)\b)[^?])*\b(?:do|did) i (?:still |currently )?"
-                        r"have\b(?!\s+to\b)", re.I)
+                        r"have(?:\s+(?:left|remaining|available|now|currently|right now|at the moment|saved up|saved|"
+                        r"in (?:my|the) [a-z]+ balance))*\s*[?.!]?\s*$", re.I)
 #: What the policy gives (an entitlement), rather than what is left of it.
 _ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\b|\bentitled\b|\bearn|\baccru"
                           r"|\bget\b|\ballowed\b|\bcan i\b|\bmaximum\b", re.I)
@@ -639,8 +652,8 @@ class _Turn:
         else:
             shown = "\n".join(self._sentence(part, u) for u in units) or "(no sentence of the policies fits)"
             shown = format_observation(shown, source=PolicySearchTool.name)
-        if part.kind in ("policy_me", "policy_calc") and (caps.ASKS_CARRY.search(part.text)
-                                                           or caps.ASKS_LOSS.search(part.text)):
+        if part.kind in ("policy_me", "policy_calc") and _AMOUNT.search(part.text) \
+                and (caps.ASKS_CARRY.search(part.text) or caps.ASKS_LOSS.search(part.text)):
             cap = caps.find_cap(units, part.text) or caps.find_cap([u for p in part.passages for u in p.units], part.text)
             balance = self._cap_balance(part, cap) if cap is not None else None
             if cap is not None and balance is not None:
@@ -663,7 +676,7 @@ class _Turn:
             unit_pay = self._unit_pay(part, units)
             if unit_pay is not None:
                 self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
-                yield from self._pay_for(part, *unit_pay, sources)
+                yield from self._pay_for(part, *unit_pay, sources=sources)
                 if part.stated:
                     return
             if part.prorated and (scale := self._share(part)):
@@ -771,74 +784,99 @@ class _Turn:
             part.stated = (f"Your {definition.term} is {done[-1].text}: {definition.expression(pay.value)} "
                            f"[{unit.passage}].")
 
-    def _unit_pay(self, part: Part, units: list[Unit]) -> tuple[Variable, str, Unit, Variable] | None:
-        """(rate, what it is, the rule, the quantity) where the part asks what a number of hours or days would
-        pay, a rule offered pays them at the person's own rate with no multiple of it ("Cashed-out hours are
-        paid at the employee's base hourly rate", "Each day is paid at 1/260 of your annual salary"), and code
-        knows that rate per hour or per day; else None. The answer is then the rate times the quantity."""
+    def _unit_pay(self, part: Part, units: list[Unit]) -> tuple[Variable, str, Unit, list[Variable], str, str] | None:
+        """(rate, what it is, the rule, the quantity's figures, the quantity as an expression, how to say it)
+        where the part asks what some hours or days would pay — a number of them, all of the person's, or the
+        most the rule allows — a rule offered pays them at the person's own rate with no multiple of it
+        ("Cashed-out hours are paid at the employee's base hourly rate", "Each day is paid at 1/260 of your
+        annual salary"), and code knows that rate per hour or per day; else None. The answer is then the rate
+        times the quantity."""
         figures = [f for f in question_figures_of(part.text) if f.unit in ("hours", "days")]
-        if len(figures) != 1 or not _ASKS_PAY.search(part.text) or _MULTIPLE.search(part.text) \
-                or _PREMIUM.search(part.text):
+        whole, most = _ALL_OF.search(part.text), _MOST_ALLOWED.search(part.text)
+        if not _ASKS_PAY.search(part.text) or _MULTIPLE.search(part.text) or _PREMIUM.search(part.text) \
+                or not (len(figures) == 1 or not figures and (whole or most)):
             return None
-        per = figures[0].unit[:-1]
-        rule = next((u for u in units if _PAID_AT_RATE.search(u.text) and RATE_BASED.search(u.text)
-                     or (d := rate_definition(u.text)) is not None and d.per == per and "paid" in u.text), None)
-        if rule is None or _MULTIPLE.search(rule.text):
-            return None
+        wanted = figures[0].unit[:-1] if figures else ""
         period = self._pay_period()
         variables = self._variables(part)
-        asked = next((v for v in variables if v.name == f"asked_{figures[0].unit}"), None)
-        if asked is None:
+        rates = [(v, "hourly rate", "hour") for v in variables if v.name == "hourly_rate" and period == "hour"]
+        rates += [(v, d.term, d.per) for d in self._rate_definitions(part, period) for v in variables if v.name == d.name]
+        rate, term, per = next(((v, t, p) for v, t, p in rates if p == wanted or not wanted), (None, "", ""))
+        if rate is None:
             return None
-        if period == per == "hour":
-            rate = next((v for v in variables if v.name == "hourly_rate"), None)
-            return (rate, "hourly rate", rule, asked) if rate is not None else None
-        for d in self._rate_definitions(part, period):
-            if d.per == per:
-                rate = next((v for v in variables if v.name == d.name), None)
-                if rate is not None:
-                    return rate, d.term, rule, asked
-        return None
+        rules = [u for u in units if not _MULTIPLE.search(u.text) and (
+            _PAID_AT_RATE.search(u.text) and RATE_BASED.search(u.text)
+            or (d := rate_definition(u.text)) is not None and d.per == per and "paid" in u.text)]
+        # (the rule about what the question does — converting, cashing out — before one about something else)
+        rule = next((u for u in rules if _CONVERTS.search(u.text) and _CONVERTS.search(part.text)), None) \
+            or (rules[0] if rules else None)
+        passage = " ".join(u.text for p in part.passages if p.number == getattr(rule, "passage", None) for u in p.units)
+        if rule is None or not caps.same_kind(part.text, passage or rule.text):
+            return None  # a rule for cashing out vacation says nothing of sick days
+        unit = per + "s"
+        if figures:
+            asked = next((v for v in variables if v.name == f"asked_{unit}"), None)
+            return (rate, term, rule, [asked], asked.name, f"{plain_number(asked.value)} {unit}") if asked else None
+        balance = self._balance(part, unit, rule.text)
+        if whole and not most:
+            if balance is None:
+                return None
+            return rate, term, rule, [balance], balance.name, f"All of your {plain_number(balance.value)} {unit}"
+        limit = next((float(m.group(1)) for u in [*units, *(u for p in part.passages for u in p.units)]
+                      for m in _UP_TO.finditer(u.text)
+                      if m.group(2).lower().rstrip("s") == per and _CONVERTS.search(u.text)), None)
+        if limit is None:
+            return None
+        most_allowed = Variable("most_allowed", limit, f"{unit}, the most the policy allows")
+        if balance is None:
+            return rate, term, rule, [most_allowed], most_allowed.name, \
+                f"The most the policy allows, {plain_number(limit)} {unit},"
+        taken = min(balance.value, limit)
+        said = (f"The most the policy allows, {plain_number(limit)} {unit}," if taken == limit
+                else f"All of your {plain_number(balance.value)} {unit} (the policy allows up to {plain_number(limit)})")
+        return rate, term, rule, [balance, most_allowed], f"min({balance.name}, {most_allowed.name})", said
 
-    def _pay_for(self, part: Part, rate: Variable, term: str, rule: Unit, asked: Variable,
-                 sources: list[str]) -> Iterator[Step]:
-        """A number of hours or days at the person's rate, by the calculator; code writes it."""
-        self.trace.checks.append(f"part {part.number}: {asked.name} at the person's {term}: worked out by code")
-        self._declared = [rate, asked]
-        yield from self._run_code(part, parse_code(f"answer = {rate.name} * {asked.name}\n"), self._declared,
+    def _pay_for(self, part: Part, rate: Variable, term: str, rule: Unit, quantity: list[Variable], expression: str,
+                 said: str, sources: list[str]) -> Iterator[Step]:
+        """Some hours or days at the person's rate, by the calculator; code writes it."""
+        self.trace.checks.append(f"part {part.number}: {expression} at the person's {term}: worked out by code")
+        self._declared = [rate, *quantity]
+        yield from self._run_code(part, parse_code(f"answer = {rate.name} * {expression}\n"), self._declared,
                                   [*sources, rule.text])
         done = part.worked()
         if done:
-            unit = asked.name.removeprefix("asked_")
             how = rate.note.partition(": ")[2]
             part.decided_by = [rule]
-            part.stated = (f"{plain_number(asked.value)} {unit} at your {term} of {shown_value(rate.value)}"
-                           + (f" ({how})" if how else "") + f" come to {done[-1].text} [{rule.passage}].")
+            part.stated = (f"{said} at your {term} of {shown_value(rate.value)}" + (f" ({how})" if how else "")
+                           + f" come to {done[-1].text} [{rule.passage}].")
 
-    def _cap_balance(self, part: Part, cap: caps.Cap) -> Variable | None:
-        """The balance a carry-over cap applies to: a figure of the question in the cap's unit, else the one
-        balance of the record in that unit that the question (or the rule) names; None where code cannot tell."""
-        from engine.agent.applies import question_figures
+    def _balance(self, part: Part, unit: str, rule: str) -> Variable | None:
+        """The record's one leave balance in ``unit`` that the question or ``rule`` names (or the only one)."""
         from engine.agent.slots import distinctive_words
         from engine.data.schema import leave_columns
 
-        asked = [f for f in question_figures(part.text) if f.unit == cap.unit]
-        if asked:
-            return Variable(f"asked_{cap.unit}", asked[0].value, "from the question")
         data = self.agent.tools.of(EmployeeDataTool)
         if data is None:
             return None
         balances = set(leave_columns(data.table).values())
-        facts = [f for f in self.agent.profile.facts if f.column in balances and f.note == cap.unit]
-        rule = next((u.text for p in part.passages for u in p.units if u.label == cap.label), "")
+        facts = [f for f in self.agent.profile.facts if f.column in balances and f.note == unit]
         named = [f for f in facts if distinctive_words(f.label) & distinctive_words(f"{part.text} {rule}")]
         chosen = named if named else facts
         if len(chosen) != 1:
             return None
         try:
-            return Variable(variable_name(chosen[0].label), float(chosen[0].value), f"{chosen[0].label}, {cap.unit}")
+            return Variable(variable_name(chosen[0].label), float(chosen[0].value), f"{chosen[0].label}, {unit}")
         except ValueError:
             return None
+
+    def _cap_balance(self, part: Part, cap: caps.Cap) -> Variable | None:
+        """The balance a carry-over cap applies to: a figure of the question in the cap's unit, else the one
+        balance of the record in that unit that the question (or the rule) names; None where code cannot tell."""
+        asked = [f for f in question_figures_of(part.text) if f.unit == cap.unit]
+        if asked:
+            return Variable(f"asked_{cap.unit}", asked[0].value, "from the question")
+        rule = next((u.text for p in part.passages for u in p.units if u.label == cap.label), "")
+        return self._balance(part, cap.unit, rule)
 
     def _cap(self, part: Part, cap: caps.Cap, balance: Variable) -> Iterator[Step]:
         """What carries over and what is lost of ``balance`` under ``cap``, by the calculator; code writes it."""
