@@ -115,3 +115,15 @@ def test_a_rule_about_one_kind_of_leave_is_not_applied_to_another():
     assert caps.same_kind("Can I cash out my sick days?", "Sick leave cannot be encashed.")
     assert not caps.same_kind("How much for all my sick days?", "Unused vacation days may be encashed at the daily rate.")
     assert caps.same_kind("How much would 10 days pay?", "Unused vacation days may be encashed at the daily rate.")
+
+
+@pytest.mark.parametrize("sentence, kept", [
+    ("1.4 Payment in lieu (cashing out): up to 5 unused days.", "Payment in lieu (cashing out): up to 5 unused days."),
+    ("2.4 Carry-forward. Up to 60 hours carry forward.", "Carry-forward. Up to 60 hours carry forward."),
+    ("3. Overtime is paid at 1.5 times the rate.", "Overtime is paid at 1.5 times the rate."),
+    ("1.5 times the base rate is paid on Sundays.", "1.5 times the base rate is paid on Sundays."),
+])
+def test_a_section_number_is_no_figure_to_calculate_with(sentence, kept):
+    from engine.agent.routed import figure_text
+
+    assert figure_text(sentence) == kept

@@ -647,3 +647,13 @@ def test_all_of_a_balance_or_the_most_a_rule_allows_at_the_person_s_rate_is_work
     agent, backend = make(hotel, embedder, [], user="Giulia Rossi", bank=[(question, "policy_calc")])
     trace, _ = answer_of(agent, question)
     assert re.match(r"All of your 30 hours at your hourly rate of 18\.75 come to 562\.5 \[\d\]\.", trace.answer)
+
+
+def test_a_part_timer_s_share_is_of_the_row_s_amount_for_the_period_asked(hotel, embedder):
+    question = "How many hours of annual leave do I earn per year?"
+    # Anna Fischer: 32 of 40 hours, 5 years of service: "120 hours a year (10 hours a month)" applies.
+    agent, backend = make(hotel, embedder, [], user="Anna Fischer", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0  # one amount per year in the row: nothing for the model to choose
+    assert trace.answer.startswith("Working part-time (32 of a full-time 40 hours a week), you get 96 hours: "
+                                   "the full-time amount is 120 hours")

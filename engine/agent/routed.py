@@ -159,6 +159,8 @@ _HAVE_LEFT = re.compile(r"\bhow (?:many|much)\b(?:(?!\b(?:if|would|could|will)\b
 #: What the policy gives (an entitlement), rather than what is left of it.
 _ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\b|\bentitled\b|\bearn|\baccru"
                           r"|\bget\b|\ballowed\b|\bcan i\b|\bmaximum\b", re.I)
+#: The period a question asks an amount for ("per year", "each month", "annually").
+_PERIOD_ASKED = re.compile(r"\b(?:a|per|each|every) (year|month)\b|\b(annually|yearly|monthly)\b", re.I)
 #: A rule that scales an amount to a part-timer's hours.
 _PRO_RATA = re.compile(r"\bpro[ -]?rata\b|\bprorat|\bin proportion to\b|\bproportionate", re.I)
 #: A rule whose amount grows with length of service in running text ("1 extra day after every full 2 years of
@@ -572,7 +574,9 @@ class _Turn:
         share = profile.full_time_week is not None or (data is not None and data.table.role("fte") is not None)
         if computed.get("Works") == "part-time" and share and any(map(_PRO_RATA.search, rules)):
             return "pro rata"
-        if profile.service_years is not None and any(map(_BY_SERVICE.search, rules)):
+        # (a rule about holiday that grows with service says nothing of weeks of sick pay beside it)
+        if profile.service_years is not None and any(_BY_SERVICE.search(r) and caps.same_kind(part.text, r)
+                                                     for r in rules):
             return "service"
         return ""
 
@@ -667,7 +671,8 @@ class _Turn:
             defined = {u.label for u in units if (d := rate_definition(u.text)) is not None
                        and applies_to(d, self._pay_period())}
             sources = [self.question, *self._conversation(), *self.results,
-                       *(_without_figures(u.text, set(numbers_in(u.text))) if u.label in defined else u.text for u in units)]
+                       *(_without_figures(u.text, set(numbers_in(u.text))) if u.label in defined else figure_text(u.text)
+                         for u in units)]
             asked_rate = self._asked_rate(part, units)
             if asked_rate is not None:
                 self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
@@ -726,6 +731,14 @@ class _Turn:
         rows = [u for u in part.picked if u.label in part.applies] or \
             [u for u in part.picked if not part.formula_rule(u)][:2]
         amounts = list(dict.fromkeys(f"{m.group(1)} {m.group(2)}" for u in rows for m in _AMOUNT_OF_TIME.finditer(u.text)))
+        asked = _PERIOD_ASKED.search(part.text)
+        if asked:
+            # "per year" asked, and the row says "80 hours a year (6.67 hours a month)": the yearly amount.
+            word = (asked.group(1) or asked.group(2)).lower()
+            period = {"annually": "year", "yearly": "year", "monthly": "month"}.get(word, word)
+            same = list(dict.fromkeys(f"{m.group(1)} {m.group(2)}" for u in rows for m in _AMOUNT_OF_TIME.finditer(u.text)
+                                      if re.match(rf"\s*(?:a|per|each|every|/)\s*{period}\b", u.text[m.end():], re.I)))
+            amounts = same or amounts
         if not amounts:
             yield from self._code(part, sources)
             return
@@ -940,7 +953,9 @@ class _Turn:
                     next((k for k in ("per hour", "per year", "per month") if k in f.note), ""), name)
             add(name, value, f"{f.label}" + (f", {f.note}" if f.note else ""))
             if "pay" in roles:
-                for definition in self._rate_definitions(part, pay_period_of(f.note)):
+                # (a rate made from pay, for a question about pay: not for "what meal allowance for 4 days")
+                for definition in (self._rate_definitions(part, pay_period_of(f.note))
+                                   if _PAY_WORDS.search(part.text) or _CONVERTS.search(part.text) else []):
                     rate = round(definition.apply(value), 4)
                     add(definition.name, rate, f"your {definition.term} as the policy defines it: "
                                                f"{definition.expression(value)}")
@@ -1331,7 +1346,7 @@ class _Turn:
         a = self.agent
         sources = [self._question_for(part), *self._conversation()]
         if part.kind in ("policy", "policy_me", "policy_calc"):
-            sources += [u.text for u in part.picked]
+            sources += [figure_text(u.text) for u in part.picked]
         if part.kind in ("policy_me", "policy_calc", "my_calc") or part.used_record:
             sources.append(a.profile.source_text())
         sources += part.sources
@@ -1667,6 +1682,15 @@ def _probation_rule(rule: str, note: str) -> str:
         if grants:
             return "Yes"
     return ""
+
+
+_OUTLINE_NUMBER = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})+|\d{1,2}[.)])\s+(?=[A-Z])")
+
+
+def figure_text(text: str) -> str:
+    """A policy sentence as a source of figures: without the outline number it starts with ("1.4 Payment
+    in lieu: …"), which is a section's number, not a figure (a payout came out as 1.4 * rate * days)."""
+    return _OUTLINE_NUMBER.sub("", text, count=1)
 
 
 def _without_figures(text: str, figures: set[str]) -> str:
