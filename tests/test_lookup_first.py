@@ -97,7 +97,7 @@ def test_a_name_column_written_family_name_first_gets_a_column_people_are_found_
     assert boss.role == "manager" and boss.reports == ["Daniel Okafor", "Diego Ramírez Soto", "Smith, Jr."]
 
 
-@pytest.mark.parametrize("header", ["Tax ID", "National ID", "SSN", "Passport No"])
+@pytest.mark.parametrize("header", ["Tax ID", "National ID", "SSN", "Passport No", "Member ID"])
 def test_an_id_the_state_gives_is_never_taken_for_the_public_employee_id(header, tmp_path):
     path = tmp_path / "staff.csv"
     path.write_text(f"Name,{header},Department\nAna Lima,X1,Sales\nBo Chen,X2,Sales\n", encoding="utf-8")

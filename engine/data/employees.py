@@ -33,9 +33,10 @@ from engine.errors import DataFileError
 
 ROLE_PATTERNS = {
     # The words HR systems put before an id: "Assoc ID", "Team Member No.", "EE #". Never "Tax ID" or
-    # "National ID": an id column is public, so only words that name the person's role in the company.
-    "employee_id": re.compile(r"^(employee|emp\.?|ee|staff|personnel|worker|badge|payroll|associate|assoc\.?|member"
-                              r"|team[ _-]?member|colleague|person(nel)?|crew[ _-]?member|partner)?[ _-]?"
+    # "National ID" (nor "Member ID", which may be a health plan's): an id column is public, so only words
+    # that name the person's place in the company.
+    "employee_id": re.compile(r"^(employee|emp\.?|ee|staff|personnel|worker|badge|payroll|associate|assoc\.?"
+                              r"|team[ _-]?member|colleague|person(nel)?|crew[ _-]?member)?[ _-]?"
                               r"(id|no\.?|number|#|ref|code)$|^id$|^badge$", re.I),
     "name": re.compile(r"^(full[ _-]?|employee[ _-]?|display[ _-]?)?name$", re.I),
     "manager": re.compile(r"manager|supervisor|reports[ _-]?to|superior|boss|line[ _-]?lead", re.I),
