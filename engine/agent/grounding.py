@@ -202,8 +202,9 @@ def _checks_out(expression: str, stated: str) -> bool:
 
 # -- enforcing it: the final answer's grammar admits only numbers that have a source ---------------
 
+_DIGIT_RUN = re.compile(r"\d[\d,]*(?:\.\d+)?")
 #: A run of digits an answer may copy; not the digits of an ID ("H105", "E1017"), which are no figure.
-_DIGIT_RUN = re.compile(r"(?<![A-Za-z\d])\d[\d,]*(?:\.\d+)?")
+_FIGURE_RUN = re.compile(r"(?<![A-Za-z\d])\d[\d,]*(?:\.\d+)?")
 
 
 def _with_separators(integer: str) -> str:
@@ -219,7 +220,7 @@ def number_forms(sources: list[str]) -> set[str]:
     """
     forms: set[str] = set()
     for source in sources:
-        for m in _DIGIT_RUN.finditer(source):
+        for m in _FIGURE_RUN.finditer(source):
             raw = m.group(0).rstrip(",")
             forms.add(raw)
             plain = raw.replace(",", "")

@@ -916,7 +916,7 @@ class _Turn:
         part.decided_by = [rule] + ([gone] if gone is not None and balance.value > cap.amount else [])
         if balance.value <= cap.amount:
             part.stated = (f"All of your {have} {cap.unit} carry over: the policy allows up to {limit} {cap.unit} "
-                           f"[{rule.passage}], so none {said}.")
+                           f"[{rule.passage}].")
         else:
             part.stated = (f"Of your {have} {cap.unit}, {carried} carry over, the most the policy allows "
                            f"[{rule.passage}]; the other {lost} {cap.unit} {said}{cite}.")

@@ -33,10 +33,11 @@ from engine.errors import DataFileError
 
 ROLE_PATTERNS = {
     # The words HR systems put before an id: "Assoc ID", "Team Member No.", "EE #". Never "Tax ID" or
-    # "National ID" (nor "Member ID", which may be a health plan's): an id column is public, so only words
+    # "National ID" (nor "Member ID", a health plan's, nor "Person Number", a national one in some
+    # countries): an id column is public, so only words
     # that name the person's place in the company.
     "employee_id": re.compile(r"^(employee|emp\.?|ee|staff|personnel|worker|badge|payroll|associate|assoc\.?"
-                              r"|team[ _-]?member|colleague|person(nel)?|crew[ _-]?member)?[ _-]?"
+                              r"|team[ _-]?member|colleague|personnel|crew[ _-]?member)?[ _-]?"
                               r"(id|no\.?|number|#|ref|code)$|^id$|^badge$", re.I),
     "name": re.compile(r"^(full[ _-]?|employee[ _-]?|display[ _-]?)?name$", re.I),
     "manager": re.compile(r"manager|supervisor|reports[ _-]?to|superior|boss|line[ _-]?lead", re.I),
@@ -636,7 +637,7 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
 
 #: A name written family name first: "Okafor, Daniel", "Ramírez Soto, Diego". Not "Smith, Jr." (a suffix).
 _SORTED_NAME = re.compile(r"^\s*([^\W\d_][\w' .-]*?)\s*,\s*([^\W\d_][\w' .-]*?)\s*$")
-_SUFFIX = re.compile(r"^(jr|sr|ii|iii|iv|phd|md)\.?$", re.I)
+_SUFFIX = re.compile(r"^(jr|sr|ii|iii|iv|phd|md|cpa|rn|esq|mba|cfa|dds|do|pe|pmp)\.?$", re.I)
 
 
 def unsort_name(text: Any) -> str:
