@@ -504,14 +504,17 @@ def test_a_column_the_question_asks_for_is_checked_even_where_the_slots_leave_it
         assert "I can't" not in trace.answer
 
 
-JUNIPER = ROOT / "benchmarks" / "synthetic" / "juniper-ridge"
+def company(folder: str, employees: str):
+    """The tools over one of the synthetic companies of the development split."""
+    from engine.assistant import Sources
+
+    root = ROOT / "benchmarks" / "synthetic" / folder
+    return build_tools(Settings(), Sources(str(root / employees), str(root / "policies")))
 
 
 @pytest.fixture(scope="module")
 def juniper():
-    from engine.assistant import Sources
-
-    return build_tools(Settings(), Sources(str(JUNIPER / "employees.csv"), str(JUNIPER / "policies")))
+    return company("juniper-ridge", "employees.csv")
 
 
 def test_a_part_timer_s_amount_under_a_pro_rata_rule_is_worked_out_not_read_off_the_row(juniper, embedder):
@@ -566,14 +569,9 @@ def test_a_percentage_of_the_policy_written_as_its_fraction_is_one_of_its_figure
 
 
 # -- code's arithmetic on rules it can read: a carry-over cap, a rate defined from pay, probation by the handbook --
-HOTEL = ROOT / "benchmarks" / "synthetic" / "harbor-lane"
-
-
 @pytest.fixture(scope="module")
 def hotel():
-    from engine.assistant import Sources
-
-    return build_tools(Settings(), Sources(str(HOTEL / "associates.csv"), str(HOTEL / "policies")))
+    return company("harbor-lane", "associates.csv")
 
 
 def test_a_balance_under_a_carry_over_cap_is_worked_out_and_said_by_code(hotel, embedder):
@@ -614,10 +612,7 @@ def test_probation_the_handbook_states_is_where_the_person_stands(hotel, embedde
 
 
 def test_days_paid_at_the_rate_a_policy_defines_are_the_rate_times_the_days_by_code(embedder):
-    from engine.assistant import Sources
-
-    studio = ROOT / "benchmarks" / "synthetic" / "fjordline"
-    tools = build_tools(Settings(), Sources(str(studio / "staff.csv"), str(studio / "policies")))
+    tools = company("fjordline", "staff.csv")
     question = "If I sell 3 days of holiday, how much will I be paid?"
     agent, backend = make(tools, embedder, [], user="Marisol Sandoval", bank=[(question, "policy_calc")])
     trace, _ = answer_of(agent, question)

@@ -18,7 +18,8 @@ _UNIT = r"(hours?|days?|weeks?)"
 ASKS_CARRY = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b", re.I)
 ASKS_LOSS = re.compile(r"\b(forfeit\w*|lose|lost|losing|laps\w*|expire\w*|wasted?|use it or lose it)\b", re.I)
 _CARRIES = re.compile(r"\bcarr(?:y|ied|ies)\w*\s+(?:over|forward|into|to the next)|\broll(?:ed|s)?\s+over", re.I)
-_CAP = re.compile(rf"\b(?:up to(?: a maximum(?: balance)? of)?|a maximum(?: balance)? of|maximum of|max\.?|no more than"
+#: A limit a rule sets ("up to 60 hours", "a maximum of 10 days"): the figure and its unit.
+LIMIT = re.compile(rf"\b(?:up to(?: a maximum(?: balance)? of)?|a maximum(?: balance)? of|maximum of|max\.?|no more than"
                   rf"|at most|not more than)\s+{_NUM}\s+"
                   rf"(?:[a-z]+\s+){{0,2}}?{_UNIT}\b", re.I)
 _LOSS_WORD = re.compile(r"\b(forfeited|forfeit|lapses?|lapsed|lost|expires?|expired|cancelled|canceled)\b", re.I)
@@ -48,14 +49,14 @@ def find_cap(units, question: str = "") -> Cap | None:
     """The carry-over cap the offered sentences state ("up to 60 hours … carry forward"), or None. Where the
     question names a kind of leave, only a sentence about that kind; more than one cap left (vacation and
     sick leave side by side), and code cannot tell which: None."""
-    kinds = {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(question)}
+    kinds = _kinds(question)
     found: dict[tuple[float, str], Cap] = {}
     for u in units:
         if not _CARRIES.search(u.text):
             continue
-        if kinds and not kinds & {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(u.text)}:
+        if kinds and not kinds & _kinds(u.text):  # (a sentence naming no kind is no cap for a named one)
             continue
-        for m in _CAP.finditer(u.text):
+        for m in LIMIT.finditer(u.text):
             unit = m.group(2).lower().rstrip("s") + "s"
             found.setdefault((float(m.group(1)), unit), Cap(float(m.group(1)), unit, u.label, u.passage))
     return next(iter(found.values())) if len(found) == 1 else None
@@ -81,6 +82,10 @@ def loss_sentence(units, cap: Cap):
 
 def same_kind(question: str, text: str) -> bool:
     """Whether ``text`` is about the kind of leave the question names (or either names none)."""
-    asked = {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(question)}
-    said = {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(text)}
+    asked, said = _kinds(question), _kinds(text)
     return not asked or not said or bool(asked & said)
+
+
+def _kinds(text: str) -> set[str]:
+    """The kinds of leave ``text`` names, synonyms as one ("vacation" and "annual leave": "time off")."""
+    return {_GROUP.get(k.lower(), k.lower()) for k in _KINDS.findall(text)}

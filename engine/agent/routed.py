@@ -140,9 +140,6 @@ _ALL_OF = re.compile(r"\ball (?:of )?(?:them|it|my|those|these|the (?:remaining|
 #: "the maximum allowed", "as many as I can": the quantity is the rule's limit.
 _MOST_ALLOWED = re.compile(r"\b(?:the )?(?:maximum|max|most)(?: (?:allowed|possible|permitted|amount|number))?\b"
                            r"|\bas (?:many|much) as (?:i can|allowed|possible)\b", re.I)
-#: A limit a rule sets ("may convert up to 24 hours", "a maximum of 10 days").
-_UP_TO = re.compile(r"\b(?:up to|a maximum of|maximum of|no more than|at most)\s+(\d+(?:\.\d+)?)\s+"
-                    r"(?:[a-z]+\s+){0,2}?(hours?|days?)\b", re.I)
 #: A rule about turning leave into money.
 _CONVERTS = re.compile(r"cash|encash|convert|sell|sold|buy[ -]?back|payout|paid out|pay out", re.I)
 #: A multiple of a rate or an amount on top of it: that is a reading the model does, not code's product.
@@ -630,9 +627,9 @@ class _Turn:
             anchor = next((u for u in units if u.label in applies), units[0] if units else None)
             if rule is not None and anchor is not None and rule not in units:
                 put_after(units, anchor, rule, [], len(units))
+        period = self._pay_period() if calculate else ""
         if calculate:  # a rate the picked sentences name ("paid at the base hourly rate") comes with its definition
             units = with_continuations(with_definitions(units, part.passages), part.passages)
-            period = self._pay_period()
             if period:
                 # A rate made from another kind of pay (a monthly salary, for someone paid by the hour) is not
                 # theirs: offered, it gets applied to their pay anyway.
@@ -669,7 +666,7 @@ class _Turn:
             # A rate code works out from the definition (see _variables) is named, not made again: the
             # definition's own figures leave the grammar ("daily_rate / 260" took the 260 twice).
             defined = {u.label for u in units if (d := rate_definition(u.text)) is not None
-                       and applies_to(d, self._pay_period())}
+                       and applies_to(d, period)}
             sources = [self.question, *self._conversation(), *self.results,
                        *(_without_figures(u.text, set(numbers_in(u.text))) if u.label in defined else figure_text(u.text)
                          for u in units)]
@@ -836,7 +833,7 @@ class _Turn:
                 return None
             return rate, term, rule, [balance], balance.name, f"All of your {plain_number(balance.value)} {unit}"
         limit = next((float(m.group(1)) for u in [*units, *(u for p in part.passages for u in p.units)]
-                      for m in _UP_TO.finditer(u.text)
+                      for m in caps.LIMIT.finditer(u.text)
                       if m.group(2).lower().rstrip("s") == per and _CONVERTS.search(u.text)), None)
         if limit is None:
             return None
@@ -924,8 +921,6 @@ class _Turn:
     # -- calculations, as code over named figures --------------------------------------------------------------
     def _variables(self, part: Part, record: bool = True) -> list[Variable]:
         """The figures a calculation may name: the person's record, the question's, earlier results."""
-        from engine.agent.applies import question_figures
-
         a = self.agent
         profile = a.profile
         data = a.tools.of(EmployeeDataTool)
@@ -967,7 +962,7 @@ class _Turn:
         if record and profile.service_years is not None and (_SERVICE.search(context) or not facts) \
                 and not part.prorated:
             add("years_of_service", profile.service_years, profile.service_text)
-        figures = question_figures(part.text)
+        figures = question_figures_of(part.text)
         for fig in figures:
             add(f"asked_{fig.unit}", fig.value, "from the question")
         for number in numbers_in(re.sub(r"\d{4}-\d{2}-\d{2}", " ", part.text)):
