@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.agent.applies import Figure, judge, mark_units, question_figures, question_relative
+from engine.agent.applies import Figure, judge, mark_units, parallel_rows, question_figures, question_relative
 from engine.agent.calc_slot import Calculation, Variable, allowed_numbers, code_grammar, parse_code, substitute
 from engine.agent.evidence import Passage, Unit, candidates, passages_from_hits, split_units, with_definitions
 from engine.agent.router import KINDS, Router
@@ -79,6 +79,17 @@ def test_parallel_sentences_with_ranges_are_rows_to_choose_from():
     # One sentence with a range is running text still: marked at most, never ruled out.
     applies, ruled_out = mark_units(units[2:3] + units[4:], lambda u: "", "A 12-day trip: how much notice?", None)
     assert ruled_out == set()
+
+
+def test_sentences_that_open_alike_but_range_over_other_things_are_no_rows():
+    units = [Unit("1a", "Employees with 1 to 5 years of service accrue 15 days a year.", 1),
+             Unit("1b", "Employees with more than 3 days of sickness must bring a doctor's note.", 1)]
+    applies, ruled_out = mark_units(units, lambda u: "", "I was sick for 4 days. Do I need a note?", years(7))
+    assert ruled_out == set()
+    assert parallel_rows(units) == set()
+    # The same opening over one unit is a list all the same.
+    units.append(Unit("1c", "Employees with more than 5 years of service accrue 20 days a year.", 1))
+    assert parallel_rows(units) == {"1a", "1c"}
 
 
 # -- sentences offered ----------------------------------------------------------------------------------------
@@ -439,12 +450,17 @@ def test_a_status_column_that_says_probation_is_read_for_everyone():
     ("During the first 90 days, PTO accrues but cannot be used.", 90),
     ("After passing probation, staff may work from home up to 2 days per week.", None),  # a figure, not the length
     ("Probation lasts six months.", 183),
+    # A probation as a sanction is not the new hire's one; the next sentence states that.
+    ("After a final written warning an employee may be placed on disciplinary probation for 30 days.", None),
+    ("A performance improvement plan runs for 60 days of probation. New hires serve a 90-day probation.", 90),
 ])
 def test_the_length_of_probation_is_read_only_next_to_its_name(text, days):
     from engine.agent.applies import probation_length, probation_note
 
     assert probation_length(text) == days
-    if days is None:  # the handbook's length from another sentence then decides
+    if "disciplinary" in text:  # nothing to say of a sanction's probation
+        assert probation_note(text, "", 55, length=91) == "" == probation_note(text, "on probation now", 55)
+    elif days is None:  # the handbook's length from another sentence then decides
         assert probation_note(text, "", 55, length=91) == "you are 55 days into it, so still in it"
         assert probation_note(text, "", 55) == ""
 

@@ -18,6 +18,8 @@ from engine.agent.router import Route
      "year", 92000, 44.2308),
     ("Each day is paid at 1/260 of your annual salary.", "daily_rate", "year", 54000, 207.6923),
     ("The daily rate used for encashment is the monthly salary divided by 30.", "daily_rate", "month", 15000, 500.0),
+    ("The payment for each day is the daily rate, which is the annual base salary divided by 260 working days.",
+     "daily_rate", "year", 78000, 300.0),
 ])
 def test_a_rate_defined_from_pay_is_read_and_worked_out(sentence, name, base, pay, rate):
     definition = rate_definition(sentence)
@@ -54,6 +56,22 @@ def test_the_carry_over_cap_is_found_with_its_unit_and_how_the_rest_goes():
     assert caps.loss_word(units("Any hours above 40 are forfeited on December 31.")) == "are forfeited"
 
 
+def test_the_sentence_about_the_rest_is_about_the_caps_kind_of_leave():
+    offered = [Unit("1a", "Up to 5 days of unused annual leave may be carried over into the next year.", 1),
+               Unit("2a", "Unused sick leave is forfeited when employment ends.", 2),
+               Unit("3a", "A travel advance expires after 30 days.", 3),
+               Unit("4a", "Any unused days above the limit lapse on 31 March.", 4)]
+    cap = caps.find_cap(offered)
+    # Not sick leave's sentence (another kind), nor one about something else (no balance): the fourth.
+    assert caps.loss_sentence(offered, cap).label == "4a"
+    assert caps.loss_sentence(offered[:3], cap) is None
+    # A sentence of the cap's own passage comes first, and of those the one about what is above the cap.
+    offered[1:1] = [Unit("1b", "Carried-over days must be used by 31 March; any days still unused then expire.", 1),
+                    Unit("1c", "Days beyond the 5-day limit are forfeited on 31 December.", 1)]
+    assert caps.loss_sentence(offered, cap).label == "1c"
+    assert caps.loss_sentence(offered[:2], cap).label == "1b"
+
+
 def test_two_caps_side_by_side_are_no_cap_code_can_choose():
     offered = units("Up to 40 hours of unused PTO carry over into the next year.",
                     "Up to 72 hours of sick time carry over.")
@@ -82,6 +100,21 @@ def test_code_settles_a_balance_question_and_a_rule_applied_to_my_balance(questi
     route = checked_route(Route(voted, "vote", [voted], {}), question, allowed)
     assert route.kind == kind
     assert route.by == ("code" if kind != voted else "vote")
+
+
+@pytest.mark.parametrize("question, record, kind", [
+    ("How many days of bereavement leave do I have?", ["Vacation Days Remaining", "Sick Days Remaining"], "policy"),
+    ("How many vacation days do I have left?", ["Vacation Days Remaining", "Sick Days Remaining"], "my_data"),
+    ("How many PTO hours do I have?", ["Annual Leave Balance (hours)"], "my_data"),  # one kind, other words
+    ("How many vacation days do I have left?", ["Leave Balance"], "my_data"),  # a balance naming no kind
+    ("How many sick days do I have left?", ["Leave Balance"], "policy"),
+    ("How many jury duty days do I have left?", ["Jury Duty Days Left", "Leave Balance"], "my_data"),
+    ("How many days do I have left?", ["Name", "Department"], "my_data"),  # no kind named: the record says
+])
+def test_a_balance_question_goes_to_the_record_only_where_it_keeps_that_kind(question, record, kind):
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
+               "policy_calc"]
+    assert checked_route(Route("policy", "vote", ["policy"], {}), question, allowed, record).kind == kind
 
 
 def test_the_digits_of_an_id_are_no_figure_an_answer_may_write():
@@ -127,3 +160,21 @@ def test_a_section_number_is_no_figure_to_calculate_with(sentence, kept):
     from engine.agent.routed import figure_text
 
     assert figure_text(sentence) == kept
+
+
+@pytest.mark.parametrize("sentence, found", [
+    ("Associates travelling for the company receive a meal allowance of $55 per day.", [(55.0, "day", "$", False)]),
+    ("Associates working between 11 p.m. and 7 a.m. receive an extra $2.25 for each hour worked in that window.",
+     [(2.25, "hour", "$", False)]),
+    ("Meals are reimbursed up to 40 EUR a day.", [(40.0, "day", "EUR", True)]),
+    ("Staff receive a home-office allowance of £30 per month.", [(30.0, "month", "£", False)]),
+    # Capped or scaled some other way: the product is not the answer, so none.
+    ("A per diem of $55 per day applies, up to $200 per trip.", []),
+    ("Part-timers receive the $40 per month stipend pro rata.", []),
+    ("Overtime is paid at 1.5 times the hourly rate.", []),
+    ("Employees may take 2 days per year of volunteering leave.", []),  # no money
+])
+def test_an_amount_of_money_per_unit_is_read_with_its_unit_and_currency(sentence, found):
+    from engine.agent.rates import per_unit_amounts
+
+    assert [(p.amount, p.unit, p.currency, p.up_to) for p in per_unit_amounts(sentence)] == found

@@ -44,6 +44,15 @@ def make(tools, embedder, outputs, user="Pedro Alves", bank=()):
     return agent, backend
 
 
+@pytest.fixture
+def rate_undefined(monkeypatch):
+    """The sample handbook as if it defined no daily rate ("divided by 260" read as a plain figure): code then
+    leaves a payout's arithmetic to the model, whose lines these tests check."""
+    import engine.agent.routed as routed
+
+    monkeypatch.setattr(routed, "rate_definition", lambda text: None)
+
+
 def answer_of(agent, question):
     steps = list(agent.run(question))
     assert not [s for s in steps if isinstance(s, ErrorStep)], steps[-1]
@@ -81,18 +90,19 @@ def test_a_policy_question_reads_the_sentences_code_chose_and_may_state_only_the
 
 
 def test_a_calculation_is_code_over_named_figures_and_the_calculator_works_it_out(tools, embedder):
-    question = "How much would I get if I cashed out 10 vacation days?"
-    agent, backend = make(tools, embedder, ["daily_rate = annual_salary / 260\nanswer = daily_rate * asked_days\n",
-                                            "You would get 1769.23 [1]."], bank=[(question, "policy_calc")])
+    # (10 days alone code settles by itself: see the README example below; two quantities are the model's)
+    question = "How much would I get if I cashed out 10 vacation days and 2 sick days?"
+    agent, backend = make(tools, embedder, ["days = asked_days + asked_days_2\nanswer = daily_rate * days\n",
+                                            "You would get 2123.08 [1]."], bank=[(question, "policy_calc")])
     trace, _ = answer_of(agent, question)
     assert used(trace) == ["policy_search", "employee_data", "calculator", "calculator"]
     calcs = [s for s in trace.steps if s.action == "calculator"]
-    assert calcs[0].observation == "46000 / 260 = 176.92"
-    assert calcs[1].observation == "(46000 / 260) * 10 = 1769.23"
-    assert "annual_salary = 46000" in backend.prompts[0] and "asked_days = 10" in backend.prompts[0]
-    assert "1769.23" in trace.answer and trace.ungrounded_numbers == []
+    assert calcs[0].observation == "10 + 2 = 12"
+    assert calcs[1].observation == "176.9231 * (10 + 2) = 2123.08"
+    assert "daily_rate = 176.9231" in backend.prompts[0] and "asked_days = 10" in backend.prompts[0]
+    assert "2123.08" in trace.answer and trace.ungrounded_numbers == []
     # The working is shown under the answer, each figure as the calculator worked it out.
-    assert "\n> Worked out: daily_rate = 46000 / 260 = 176.92; daily_rate * 10 = 1769.23" in trace.answer
+    assert "\n> Worked out: days = 10 + 2 = 12; 176.9231 * days = 2123.08" in trace.answer
     # Every call extends the prompt before it, so the KV cache is reused across the pipeline.
     assert backend.prompts[1].startswith(backend.prompts[0])
 
@@ -145,7 +155,7 @@ def test_a_refused_constant_cannot_come_back_inline(tools, embedder):
     assert trace.answer.startswith("I could not work this figure out reliably")
 
 
-def test_each_part_of_a_question_is_answered_and_a_missing_figure_is_added_by_code(tools, embedder):
+def test_each_part_of_a_question_is_answered_and_a_missing_figure_is_added_by_code(tools, embedder, rate_undefined):
     question = "How many vacation days do I have left, and how much would 10 days pay?"
     outputs = ["vacation_days_remaining\n", "answer = annual_salary / 260 * asked_days\n",
                "You have 8 vacation days left.", "Ten days would pay you well."]
@@ -274,7 +284,7 @@ def test_a_leave_request_takes_its_days_from_the_question_not_the_model(embedder
     assert leave.desk.store.list(None) == []  # prepared, not submitted
 
 
-def test_a_calculation_whose_units_do_not_fit_is_refused_and_written_again(tools, embedder):
+def test_a_calculation_whose_units_do_not_fit_is_refused_and_written_again(tools, embedder, rate_undefined):
     question = "How much would I get if I cashed out 10 vacation days?"
     agent, backend = make(tools, embedder, ["answer = annual_salary * vacation_days_remaining * asked_days\n",
                                             "daily_rate = annual_salary / 260\nanswer = daily_rate * asked_days\n",
@@ -302,7 +312,7 @@ def test_the_figure_an_impossible_line_rests_on_is_left_out_of_the_second_attemp
     assert not calcs[0].ok and calcs[-1].observation == "46000 / 260 * 10 = 1769.23" and "1769.23" in trace.answer
 
 
-def test_a_chain_whose_answer_fails_twice_leaves_no_figure_to_state(tools, embedder):
+def test_a_chain_whose_answer_fails_twice_leaves_no_figure_to_state(tools, embedder, rate_undefined):
     question = "How much would I get if I cashed out 10 vacation days?"
     wrong = "daily_rate = annual_salary / 260\nanswer = daily_rate * annual_salary\n"  # money times money
     agent, backend = make(tools, embedder, [wrong, wrong], bank=[(question, "policy_calc")])
@@ -430,7 +440,7 @@ def test_a_rule_about_probation_carries_where_the_person_stands_for_the_model(to
     assert "(for you: on probation now; employment_status: Probation)" in backend.prompts[0]
 
 
-def test_a_refused_figure_cannot_come_back_inline_without_its_name(tools, embedder, monkeypatch):
+def test_a_refused_figure_cannot_come_back_inline_without_its_name(tools, embedder, monkeypatch, rate_undefined):
     # Left out by name, the balance written as its value ("(15 - 5)") would pass: its value leaves the
     # second attempt's grammar too, unless the question or the policy states it.
     import engine.agent.routed as routed
@@ -652,3 +662,56 @@ def test_a_part_timer_s_share_is_of_the_row_s_amount_for_the_period_asked(hotel,
     assert trace.llm_calls == 0  # one amount per year in the row: nothing for the model to choose
     assert trace.answer.startswith("Working part-time (32 of a full-time 40 hours a week), you get 96 hours: "
                                    "the full-time amount is 120 hours")
+
+
+@pytest.mark.parametrize("question, said", [
+    ("What meal allowance would I get for a 4-day business trip?", r"At \$55 per day \[\d\], 4 days come to \$220\."),
+    ("How much extra would I get for an 8-hour night shift?", r"At \$2\.25 per hour \[\d\], 8 hours come to \$18\."),
+])
+def test_an_amount_the_policy_pays_per_day_or_hour_times_the_asked_number_is_worked_out_by_code(
+        hotel, embedder, question, said):
+    # "$159.23" (the hourly rate times 4) and "$252" were the model's own products.
+    agent, backend = make(hotel, embedder, [], user="Daniel Okafor", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(said, trace.answer), trace.answer
+    assert any("at the policy's amount per" in c for c in trace.checks)
+    assert "calculator" in used(trace)
+
+
+def test_an_amount_per_day_about_something_else_is_not_applied(hotel, embedder):
+    # The hotel's meal allowance is $55 a day; a cash-out of days is paid at the person's rate, not at it.
+    question = "How much would I get for converting 16 hours of annual leave into pay?"
+    agent, backend = make(hotel, embedder, [], user="Min-jun Park", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert not any("at the policy's amount per" in c for c in trace.checks)
+    assert re.match(r"16 hours at your hourly rate of 19\.5 come to 312 \[\d\]\.", trace.answer)
+
+
+def test_the_readme_example_gets_the_rule_the_daily_rate_and_the_amount_by_code(tools, embedder):
+    # The handbook: "The payment for each day is the daily rate, which is the annual base salary divided by
+    # 260 working days." Code reads the definition, works the rate out and multiplies; the model writes part 1.
+    question = "Can I cash out unused vacation leave, and how much would I get for 10 days?"
+    agent, backend = make(tools, embedder, ["Yes, up to 10 days a year, in the December payroll [1]."],
+                          bank=[("Can I cash out unused vacation leave?", "policy"),
+                                ("How much would I get for 10 days?", "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert re.search(r"10 days at your daily rate of 176\.92 \(46000 / 260\) come to 1769\.23 \[\d\]\.", trace.answer)
+    assert [s.observation for s in trace.steps if s.action == "calculator"][-1].endswith("= 1769.23")
+    assert not trace.ungrounded_numbers and "divided by 260 working days" in trace.answer
+
+
+def test_a_follow_up_about_those_days_takes_the_balance_the_turn_before_asked_for(tools, embedder):
+    agent, backend = make(tools, embedder, ["vacation_days_remaining\n", "You have 8 vacation days left."],
+                          bank=[("How many vacation days do I have left?", "my_data"),
+                                ("How many vacation days do I have left? And how much would those be worth if I "
+                                 "cashed them out?", "policy_calc")])  # (a follow-up is routed with its turn before)
+    answer_of(agent, "How many vacation days do I have left?")
+    trace, _ = answer_of(agent, "And how much would those be worth if I cashed them out?")
+    assert re.match(r"All of your 8 days at your daily rate of 176\.92 \(46000 / 260\) come to 1415\.38 \[\d\]\.",
+                    trace.answer), trace.answer
+    # Without a balance asked for the turn before, "those" is the model's to read, not code's.
+    agent, backend = make(tools, embedder, ["answer = daily_rate * asked_days\n", "It comes to 1769.23 [1]."],
+                          bank=[("How much would those be worth if I cashed them out?", "policy_calc")])
+    trace, _ = answer_of(agent, "How much would those be worth if I cashed them out?")
+    assert not any("worked out by code" in c for c in trace.checks)

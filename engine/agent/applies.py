@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "a": 1, "an": 1}
@@ -167,13 +168,24 @@ def _opening(text: str) -> str:
 
 def parallel_rows(siblings) -> set[str]:
     """Sentences of running text that are rows all the same: two or more of one passage that open alike
-    and each state a range ("Requests of 1 or 2 days need 5 days' notice. Requests of 3 to 10 days need
-    3 weeks' notice.")."""
-    groups: dict[str, list] = {}
+    and each state a range of the same unit ("Requests of 1 or 2 days need 5 days' notice. Requests of
+    3 to 10 days need 3 weeks' notice."). Sentences that open alike but range over other things
+    ("Employees with 1 to 5 years of service …", "Employees with 3 or more days of sickness …") are no rows
+    of one list."""
+    groups: dict[str, list[tuple[Any, set[str]]]] = {}
     for u in siblings:
-        if not is_row(u.text) and _ranges(u.text):
-            groups.setdefault(_opening(u.text), []).append(u)
-    return {u.label for key, group in groups.items() if key.count(" ") == 1 and len(group) >= 2 for u in group}
+        units = set() if is_row(u.text) else {r[3] for r in _ranges(u.text)}
+        if units:
+            groups.setdefault(_opening(u.text), []).append((u, units))
+    rows: set[str] = set()
+    for opening, group in groups.items():
+        if opening.count(" ") != 1:
+            continue
+        for unit in {x for _, units in group for x in units}:
+            same = [u.label for u, units in group if unit in units]
+            if len(same) >= 2:
+                rows.update(same)
+    return rows
 
 
 def mark_units(units, heading_of, question: str, service: Figure | None) -> tuple[dict, set]:
@@ -221,14 +233,27 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 _DAYS_PER = {"day": 1, "week": 7, "month": 30.4375}
 
 
+def _sentence_at(text: str, at: int) -> str:
+    """The sentence of ``text`` around position ``at``."""
+    start = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
+    ends = [i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0]
+    return text[start:min(ends) if ends else len(text)]
+
+
 def mentions_probation(text: str) -> bool:
     """Whether ``text`` speaks of probation (or an introductory or trial period)."""
     return bool(_PROBATION_WORDS.search(text))
 
 
+#: A probation that is a sanction, not the start of employment ("a disciplinary probation of 30 days").
+_SANCTION = re.compile(r"disciplin|misconduct|performance improvement|improvement plan|\bPIP\b|corrective|warning"
+                       r"|sanction|suspen", re.I)
+
+
 def probation_length(text: str) -> int | None:
-    """The length of the probation in days, where ``text`` states it, else None."""
-    m = _PERIOD_LENGTH.search(text)
+    """The length of the probation in days, where ``text`` states it, else None. A sentence about a
+    probation as a sanction (discipline, a performance plan) states no length of the new hire's one."""
+    m = next((m for m in _PERIOD_LENGTH.finditer(text) if not _SANCTION.search(_sentence_at(text, m.start()))), None)
     if m is None:
         return None
     groups = [g for g in m.groups() if g]
@@ -247,7 +272,7 @@ def probation_note(text: str, record: str, service_days: int | None, length: int
     :attr:`engine.data.profile.Profile.probation`), else from the period the sentence itself states
     ("the first 90 days") or, where it states none, the one another sentence of the handbook states
     (``length``), and the person's days of service."""
-    if not mentions_probation(text):
+    if not mentions_probation(text) or _SANCTION.search(text):  # (a disciplinary probation is not theirs)
         return ""
     if record:
         return record

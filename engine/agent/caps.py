@@ -75,15 +75,53 @@ def loss_word(units) -> str:
     return "do not carry over"
 
 
+#: Words of a sentence about what is left of a balance ("unused", "any hours above", "the excess").
+_LEFTOVER = re.compile(r"\b(unused|carr\w+|balance|above|excess|beyond|remaining|over the)\b", re.I)
+
+
+_ABOVE = re.compile(r"\b(above|beyond|excess|over the|more than|exceed\w*|in addition to)\b", re.I)
+
+
 def loss_sentence(units, cap: Cap):
-    """The offered sentence that says what happens above the cap, or None."""
-    return next((u for u in units if u.label != cap.label and _LOSS_WORD.search(u.text)), None)
+    """The offered sentence that says what happens above the cap, or None: one of the cap's own passage
+    first, else one elsewhere about what is left of a balance; never one about another kind of leave
+    ("unused sick leave is forfeited" is not what happens to annual leave above its cap)."""
+    rule = next((u.text for u in units if u.label == cap.label), "")
+    said = [u for u in units if u.label != cap.label and _LOSS_WORD.search(u.text) and same_kind(rule, u.text)
+            and (u.passage == cap.passage or _LEFTOVER.search(u.text))]
+    # (of "carried-over days not used by 31 March expire" and "days beyond the 5-day limit are forfeited",
+    # the one about what is above the cap)
+    return max(said, default=None, key=lambda u: (bool(_ABOVE.search(u.text)), u.passage == cap.passage))
 
 
 def same_kind(question: str, text: str) -> bool:
     """Whether ``text`` is about the kind of leave the question names (or either names none)."""
     asked, said = _kinds(question), _kinds(text)
     return not asked or not said or bool(asked & said)
+
+
+#: Kinds of leave a record might keep a balance of, beyond those a cap is about.
+_ANY_KIND = re.compile(r"\b(bereavement|compassionate|funeral|jury|parental|maternity|paternity|family|military"
+                       r"|study|volunteer\w*|floating|unpaid|sabbatical|wellness|carer'?s?)\b", re.I)
+
+
+_BALANCE = re.compile(r"\b(balance|remaining|left|available|accrued|owed|entitlement|leave)\b", re.I)
+
+
+def kept_in(question: str, labels: list[str]) -> bool:
+    """Whether a record with fields ``labels`` keeps a balance of the kind of leave the question names
+    (or it names none)."""
+    asked = _kinds(question) | {k.lower() for k in _ANY_KIND.findall(question)}
+    if not asked:
+        return True
+    kept: set[str] = set()
+    for label in labels:
+        # Column names as exports write them: "sick_days_remaining", "PTOBalanceHrs".
+        label = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", label).replace("_", " ")
+        named = _kinds(label) | {k.lower() for k in _ANY_KIND.findall(label)}
+        # A balance that names no kind ("Leave Balance", "Days Remaining") is the ordinary paid leave.
+        kept |= named or ({"time off"} if _BALANCE.search(label) else set())
+    return bool(asked & kept)
 
 
 def _kinds(text: str) -> set[str]:

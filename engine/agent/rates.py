@@ -19,10 +19,11 @@ _PERIOD_WORD = {"annual": "year", "yearly": "year", "year's": "year", "monthly":
 _PER_WORD = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "day": "day", "hour": "hour"}
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 #: "the base hourly rate is the annual salary divided by 2,080 hours",
-#: "the daily rate is the monthly base rate multiplied by 12 and divided by 260".
+#: "the daily rate is the monthly base rate multiplied by 12 and divided by 260",
+#: "the daily rate, which is the annual base salary divided by 260 working days".
 _TERM_IS = re.compile(
     r"\bthe ((?:base |basic |regular |normal |standard )?(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)"
-    r"(?: used)?(?: for [a-z ]{1,30}?)? (?:is|equals|shall be|will be|is calculated as|is worked out as) "
+    r"(?: used)?(?: for [a-z ]{1,30}?)?,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as|is worked out as) "
     r"(?:the |your |their |an? )?(?:employee'?s'? |associate'?s'? |person'?s'? |staff member'?s'? )?"
     r"(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:,? (?:and )?(?:then )?(?:multiplied by|times|divided by) " + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
@@ -95,3 +96,46 @@ def applies_to(definition: RateDefinition, period: str) -> bool:
     """Whether a definition is about the kind of pay the person has: made from a monthly salary, it says
     nothing to someone paid by the year or by the hour."""
     return bool(period) and definition.base == period
+
+
+#: An amount of money the policy pays per hour, day, week or month ("a meal allowance of $55 per day", "an extra
+#: $2.25 for each hour worked in that window", "reimbursed up to 40 EUR a day").
+_PER_UNIT = re.compile(
+    r"(?P<upto>\b(?:up to|a maximum of|at most|no more than)\s+)?"
+    r"(?:(?P<cur>[$€£])\s?(?P<n>\d[\d,]*(?:\.\d+)?)|(?P<m>\d[\d,]*(?:\.\d+)?)\s?(?P<code>USD|EUR|GBP|CHF|CAD|AUD|"
+    r"dollars|euros|pounds))"
+    r"\s+(?:(?:gross|net|extra|more)\s+)?(?:per|for each|for every|each|every|a|an)\s+(?:[a-z]+\s+){0,2}?"
+    r"(?P<unit>hour|day|week|month)s?\b", re.I)
+#: Words of a sentence that caps or scales the amount some other way ("up to $200 per trip", "pro rata").
+_OTHER_LIMIT = re.compile(r"\b(?:maximum|max\.?|cap|capped|limit(?:ed)?|not exceed|no more than|at most|up to"
+                          r"|pro[ -]?rata|prorat\w*|in proportion)\b", re.I)
+
+
+@dataclass
+class PerUnit:
+    """An amount the policy pays per ``unit`` ("hour", "day"), as the sentence writes it."""
+
+    amount: float
+    unit: str
+    currency: str  # "$", "EUR", … as written, "" for none
+    up_to: bool  # "up to $55 per day": the amount for N units is at most N times it
+
+
+def per_unit_amounts(text: str) -> list[PerUnit]:
+    """The amounts ``text`` states per hour, day, week or month; none where the sentence caps or scales them
+    some other way as well ("$55 per day, up to $200 per trip"), since the product is then not the answer."""
+    found = list(_PER_UNIT.finditer(text))
+    if not found:
+        return []
+    rest = text
+    for m in reversed(found):
+        rest = rest[:m.start()] + rest[m.end():]
+    if _OTHER_LIMIT.search(rest):
+        return []
+    out = []
+    for m in found:
+        value = _figure(m.group("n") or m.group("m"))
+        if value > 0:
+            out.append(PerUnit(value, m.group("unit").lower(), m.group("cur") or m.group("code") or "",
+                               bool(m.group("upto"))))
+    return out

@@ -34,7 +34,7 @@ from typing import Generator, Iterator
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
 from engine.agent.applies import question_figures as question_figures_of
 from engine.agent import caps
-from engine.agent.rates import RateDefinition, applies_to, pay_period_of, rate_definition
+from engine.agent.rates import PerUnit, RateDefinition, applies_to, pay_period_of, per_unit_amounts, rate_definition
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
                                     shown_value, substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
@@ -137,11 +137,15 @@ _PAID_AT_RATE = re.compile(r"\bpaid (?:out )?at\b|\bpaid (?:in line with|accordi
 #: "all of them", "my whole balance": the quantity is the person's balance.
 _ALL_OF = re.compile(r"\ball (?:of )?(?:them|it|my|those|these|the (?:remaining|unused))\b|\b(?:whole|entire|full) "
                      r"(?:balance|remaining)|\beverything\b|\ball (?:\w+ )?(?:days|hours|leaves?)\b", re.I)
+#: A follow-up's word for what the turn before was about ("how much would those be worth?").
+_THOSE = re.compile(r"\b(?:those|them|these)\b", re.I)
 #: "the maximum allowed", "as many as I can": the quantity is the rule's limit.
 _MOST_ALLOWED = re.compile(r"\b(?:the )?(?:maximum|max|most)(?: (?:allowed|possible|permitted|amount|number))?\b"
                            r"|\bas (?:many|much) as (?:i can|allowed|possible)\b", re.I)
+#: A rule that says what something pays ("each day is paid at …", "the payment for each day is the daily rate").
+_PAYMENT = re.compile(r"\b(?:paid|payment|pays?|worth)\b", re.I)
 #: A rule about turning leave into money.
-_CONVERTS = re.compile(r"cash|encash|convert|sell|sold|buy[ -]?back|payout|paid out|pay out", re.I)
+_CONVERTS = re.compile(r"cash|encash|convert|sell|sold|buy[ -]?back|payout|paid out|pay out|\bbe paid for\b", re.I)
 #: A multiple of a rate or an amount on top of it: that is a reading the model does, not code's product.
 _MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s*(?:times|x\b|%|percent)|time and a half|\bdouble\b|\btriple\b"
                        r"|\bextra\b|\bpremium\b|\bdifferential\b|\bon top of\b", re.I)
@@ -149,6 +153,9 @@ _MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s*(?:times|x\b|%|percent)|time and a half
 _PREMIUM = re.compile(r"\bovertime\b|\b(?:public|bank|company|national|statutory|federal) holidays?\b|\bnight"
                       r"|\bweekend|\bsunday|\bsaturday|\bshift\b"
                       r"|\bbonus\b|\bon call\b|\bcall[ -]out\b", re.I)
+#: Words of a question about pay that tell no rule from another.
+_GENERIC_PAY_WORDS = {"pay", "paid", "receive", "earn", "employee", "associate", "staff", "company", "work", "worked",
+                      "policy", "rate", "amount", "money", "allowed"}
 #: "How many sick days do I have (left)?": a balance of the record.
 _HAVE_LEFT = re.compile(r"\bhow (?:many|much)\b(?:(?!\b(?:if|would|could|will)\b)[^?])*\b(?:do|did) i (?:still |currently )?"
                         r"have(?:\s+(?:left|remaining|available|now|currently|right now|at the moment|saved up|saved|"
@@ -505,7 +512,7 @@ class _Turn:
                                           doing="Working out what kind of question this is")
             self.messages, self.partial = saved
             route = Route(a.router.parse(chosen, vote.candidates), "model", vote.candidates, vote.scores)
-        route = checked_route(route, text, allowed)
+        route = checked_route(route, text, allowed, [f.label for f in a.profile.facts])
         self.trace.route.append({"part": part.number, "text": part.text, **route.to_dict()})
         yield ThoughtStep(f"This is a question about {KINDS[route.kind]}.")
         return route
@@ -681,6 +688,12 @@ class _Turn:
                 yield from self._pay_for(part, *unit_pay, sources=sources)
                 if part.stated:
                     return
+            per_unit = self._per_unit(part, units)
+            if per_unit is not None:
+                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                yield from self._amount_for(part, *per_unit, sources=sources)
+                if part.stated:
+                    return
             if part.prorated and (scale := self._share(part)):
                 # The calculation is known (the full-time amount times the person's share of a full-time
                 # week); which figure of the rule is that amount is the model's choice, among the rule's own.
@@ -802,7 +815,12 @@ class _Turn:
         annual salary"), and code knows that rate per hour or per day; else None. The answer is then the rate
         times the quantity."""
         figures = [f for f in question_figures_of(part.text) if f.unit in ("hours", "days")]
-        whole, most = _ALL_OF.search(part.text), _MOST_ALLOWED.search(part.text)
+        whole, most = bool(_ALL_OF.search(part.text)), bool(_MOST_ALLOWED.search(part.text))
+        # "And how much would those be worth?" after "How many vacation days do I have left?": that balance.
+        before = self._last_question()
+        follows = not figures and not most and bool(_THOSE.search(part.text) and _HAVE_LEFT.search(before)) \
+            and not question_figures_of(before)
+        whole = whole or follows
         if not _ASKS_PAY.search(part.text) or _MULTIPLE.search(part.text) or _PREMIUM.search(part.text) \
                 or not (len(figures) == 1 or not figures and (whole or most)):
             return None
@@ -816,7 +834,7 @@ class _Turn:
             return None
         rules = [u for u in units if not _MULTIPLE.search(u.text) and (
             _PAID_AT_RATE.search(u.text) and RATE_BASED.search(u.text)
-            or (d := rate_definition(u.text)) is not None and d.per == per and "paid" in u.text)]
+            or (d := rate_definition(u.text)) is not None and d.per == per and _PAYMENT.search(u.text))]
         # (the rule about what the question does — converting, cashing out — before one about something else)
         rule = next((u for u in rules if _CONVERTS.search(u.text) and _CONVERTS.search(part.text)), None) \
             or (rules[0] if rules else None)
@@ -827,7 +845,7 @@ class _Turn:
         if figures:
             asked = next((v for v in variables if v.name == f"asked_{unit}"), None)
             return (rate, term, rule, [asked], asked.name, f"{plain_number(asked.value)} {unit}") if asked else None
-        balance = self._balance(part, unit, rule.text)
+        balance = self._balance(part, unit, rule.text + (f" {before}" if follows else ""))
         if whole and not most:
             if balance is None:
                 return None
@@ -845,6 +863,47 @@ class _Turn:
         said = (f"The most the policy allows, {plain_number(limit)} {unit}," if taken == limit
                 else f"All of your {plain_number(balance.value)} {unit} (the policy allows up to {plain_number(limit)})")
         return rate, term, rule, [balance, most_allowed], f"min({balance.name}, {most_allowed.name})", said
+
+    def _per_unit(self, part: Part, units: list[Unit]) -> tuple[PerUnit, Unit, Variable] | None:
+        """(the amount, its sentence, the number asked) where the part asks what a number of hours, days, weeks
+        or months it states would pay, and one offered sentence about what the question names states one amount
+        of money per that unit ("a meal allowance of $55 per day", "an extra $2.25 for each hour worked in that
+        window"); else None. The answer is then the amount times the number."""
+        if not (_ASKS_PAY.search(part.text) or _AMOUNT_FOR.search(part.text)) or part.prorated:
+            return None
+        figures = [f for f in question_figures_of(part.text) if f.unit in ("hours", "days", "weeks", "months")]
+        if len(figures) != 1:
+            return None
+        from engine.agent.slots import distinctive_words
+
+        asked = distinctive_words(part.text) - _GENERIC_PAY_WORDS
+        unit = figures[0].unit[:-1]
+        # (only a sentence about what the question names: a meal allowance per day says nothing of a cash-out)
+        found = [(u, p) for u in units for p in per_unit_amounts(u.text)
+                 if p.unit == unit and distinctive_words(u.text) & asked and caps.same_kind(part.text, u.text)]
+        if len({(p.amount, p.currency) for _, p in found}) != 1:
+            return None  # none, or several (a part-timer's and a full-timer's): the model reads which
+        u, p = found[0]
+        return p, u, Variable(f"asked_{figures[0].unit}", figures[0].value, "from the question")
+
+    def _amount_for(self, part: Part, amount: PerUnit, rule: Unit, asked: Variable, sources: list[str]) -> Iterator[Step]:
+        """A number of units at the policy's amount per unit, by the calculator; code writes it."""
+        self.trace.checks.append(f"part {part.number}: {plain_number(asked.value)} {amount.unit}s at the policy's "
+                                 f"amount per {amount.unit}: worked out by code")
+        # (the note names the money, so the unit check reads money per hour, not hours)
+        per = Variable(f"amount_per_{amount.unit}", amount.amount, f"{amount.currency} per {amount.unit}, from the policy")
+        self._declared = [per, asked]
+        yield from self._run_code(part, parse_code(f"answer = {per.name} * {asked.name}\n"), self._declared,
+                                  [*sources, rule.text])
+        done = part.worked()
+        if done:
+            cur = amount.currency
+            money = (lambda v: f"{cur}{v}") if len(cur) == 1 else (lambda v: f"{v} {cur}" if cur else v)
+            part.decided_by = [rule]
+            each = f"{money(shown_value(amount.amount))} per {amount.unit} [{rule.passage}]"
+            count = f"{plain_number(asked.value)} {amount.unit}" + ("" if asked.value == 1 else "s")
+            part.stated = (f"The policy allows up to {each}, so {count} come to at most {money(done[-1].text)}."
+                           if amount.up_to else f"At {each}, {count} come to {money(done[-1].text)}.")
 
     def _pay_for(self, part: Part, rate: Variable, term: str, rule: Unit, quantity: list[Variable], expression: str,
                  said: str, sources: list[str]) -> Iterator[Step]:
@@ -950,7 +1009,8 @@ class _Turn:
             if "pay" in roles:
                 # (a rate made from pay, for a question about pay: not for "what meal allowance for 4 days")
                 for definition in (self._rate_definitions(part, pay_period_of(f.note))
-                                   if _PAY_WORDS.search(part.text) or _CONVERTS.search(part.text) else []):
+                                   if _PAY_WORDS.search(part.text) or _CONVERTS.search(part.text)
+                                   or _CONVERTS.search(self.question) else []):
                     rate = round(definition.apply(value), 4)
                     add(definition.name, rate, f"your {definition.term} as the policy defines it: "
                                                f"{definition.expression(value)}")
@@ -976,8 +1036,11 @@ class _Turn:
 
     @staticmethod
     def _rate_definitions(part: Part, period: str) -> list:
-        """The rates the offered sentences define from pay of the person's kind (see engine.agent.rates)."""
-        found = [d for u in part.picked if (d := rate_definition(u.text)) is not None and applies_to(d, period)]
+        """The rates the offered sentences define from pay of the person's kind (see engine.agent.rates): the
+        picked ones and those of the passages offered (a handbook defines its daily rate once, in a sentence
+        the model need not have picked for the rate to be what it is)."""
+        offered = [*part.picked, *(u for p in part.passages for u in p.units)]
+        found = [d for u in offered if (d := rate_definition(u.text)) is not None and applies_to(d, period)]
         return list({d.name: d for d in found}.values())
 
     def _pay_period(self) -> str:
@@ -1540,10 +1603,12 @@ _GENERIC_FIELD_WORDS = {"days", "day", "remaining", "left", "balance", "hrs", "h
                         "annual", "yearly", "monthly", "weekly"}
 
 
-def checked_route(route: Route, text: str, allowed: list[str]) -> Route:
+def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None) -> Route:
     """Code's word on two kinds it can tell from the question's own words, over the vote and the model:
     what a rule does to my balance (carry over, cash out, forfeit) is a policy applied to me, and how
-    much of something I have left is my record."""
+    much of something I have left is my record, where the record (``record``: its field labels, when
+    known) keeps a balance of the kind of leave the question names ("how many days of bereavement leave
+    do I have?" is the policy's, where only vacation and sick days are kept)."""
     if route.kind in ("my_data", "my_calc") and _POLICY_ACTION.search(text) and "policy_calc" in allowed:
         return Route("policy_calc", "code", route.candidates, route.scores)
     if route.kind in ("policy", "policy_me") and _AMOUNT_FOR.search(text) and "policy_calc" in allowed:
@@ -1551,7 +1616,7 @@ def checked_route(route: Route, text: str, allowed: list[str]) -> Route:
         return Route("policy_calc", "code", route.candidates, route.scores)
     if route.kind in ("policy", "policy_me", "policy_calc", "my_calc") and _HAVE_LEFT.search(text) \
             and not _POLICY_ACTION.search(text) and not _ENTITLEMENT.search(text) and not _COMBINE.search(text) \
-            and "my_data" in allowed:
+            and "my_data" in allowed and (record is None or caps.kept_in(text, record)):
         return Route("my_data", "code", route.candidates, route.scores)
     return route
 
