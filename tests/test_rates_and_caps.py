@@ -167,11 +167,14 @@ def test_a_section_number_is_no_figure_to_calculate_with(sentence, kept):
     ("Associates working between 11 p.m. and 7 a.m. receive an extra $2.25 for each hour worked in that window.",
      [(2.25, "hour", "$", False)]),
     ("Meals are reimbursed up to 40 EUR a day.", [(40.0, "day", "EUR", True)]),
+    ("Drivers receive a night allowance of EUR 35 per night and EUR 12 per day.", [(12.0, "day", "EUR", False)]),
     ("Staff receive a home-office allowance of £30 per month.", [(30.0, "month", "£", False)]),
     # Capped or scaled some other way: the product is not the answer, so none.
     ("A per diem of $55 per day applies, up to $200 per trip.", []),
     ("Part-timers receive the $40 per month stipend pro rata.", []),
     ("Overtime is paid at 1.5 times the hourly rate.", []),
+    ("Sick pay is EUR 50 a day from the fourth day of illness.", []),  # a threshold: not every day pays
+    ("After the first 3 days, sick pay of $80 per day is paid.", []),
     ("Employees may take 2 days per year of volunteering leave.", []),  # no money
 ])
 def test_an_amount_of_money_per_unit_is_read_with_its_unit_and_currency(sentence, found):

@@ -651,7 +651,10 @@ def test_all_of_a_balance_or_the_most_a_rule_allows_at_the_person_s_rate_is_work
     question = "How much would I get if I converted all of my annual leave hours into pay?"
     agent, backend = make(hotel, embedder, [], user="Giulia Rossi", bank=[(question, "policy_calc")])
     trace, _ = answer_of(agent, question)
-    assert re.match(r"All of your 30 hours at your hourly rate of 18\.75 come to 562\.5 \[\d\]\.", trace.answer)
+    # All 30 hours, where the rule converts up to 24 a year: the 24, and the answer says why.
+    assert re.match(r"Not all of your 30 hours: the most the policy allows, 24 hours, at your hourly rate of 18\.75 "
+                    r"come to 450 \[\d\]\.", trace.answer), trace.answer
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["18.75 * min(30, 24) = 450"]
 
 
 def test_a_part_timer_s_share_is_of_the_row_s_amount_for_the_period_asked(hotel, embedder):

@@ -102,13 +102,17 @@ def applies_to(definition: RateDefinition, period: str) -> bool:
 #: $2.25 for each hour worked in that window", "reimbursed up to 40 EUR a day").
 _PER_UNIT = re.compile(
     r"(?P<upto>\b(?:up to|a maximum of|at most|no more than)\s+)?"
-    r"(?:(?P<cur>[$€£])\s?(?P<n>\d[\d,]*(?:\.\d+)?)|(?P<m>\d[\d,]*(?:\.\d+)?)\s?(?P<code>USD|EUR|GBP|CHF|CAD|AUD|"
-    r"dollars|euros|pounds))"
+    r"(?:(?P<cur>[$€£]|\b(?:USD|EUR|GBP|CHF|CAD|AUD)\b)\s?(?P<n>\d[\d,]*(?:\.\d+)?)"
+    r"|(?P<m>\d[\d,]*(?:\.\d+)?)\s?(?P<code>USD|EUR|GBP|CHF|CAD|AUD|dollars|euros|pounds))"
     r"\s+(?:(?:gross|net|extra|more)\s+)?(?:per|for each|for every|each|every|a|an)\s+(?:[a-z]+\s+){0,2}?"
     r"(?P<unit>hour|day|week|month)s?\b", re.I)
 #: Words of a sentence that caps or scales the amount some other way ("up to $200 per trip", "pro rata").
 _OTHER_LIMIT = re.compile(r"\b(?:maximum|max\.?|cap|capped|limit(?:ed)?|not exceed|no more than|at most|up to"
-                          r"|pro[ -]?rata|prorat\w*|in proportion)\b", re.I)
+                          r"|pro[ -]?rata|prorat\w*|in proportion)\b"
+                          # a threshold ("from the fourth day", "after the first 3 days", "waiting days")
+                          r"|\b(?:after|from|beyond|starting(?: with| from)?)(?: the)? (?:first |second |third |fourth "
+                          r"|fifth |\d+(?:st|nd|rd|th)? )(?:\w+ )?(?:days?|hours?|weeks?|months?)\b|\bwaiting (?:days?|period)\b",
+                          re.I)
 
 
 @dataclass

@@ -846,13 +846,19 @@ class _Turn:
             asked = next((v for v in variables if v.name == f"asked_{unit}"), None)
             return (rate, term, rule, [asked], asked.name, f"{plain_number(asked.value)} {unit}") if asked else None
         balance = self._balance(part, unit, rule.text + (f" {before}" if follows else ""))
-        if whole and not most:
-            if balance is None:
-                return None
-            return rate, term, rule, [balance], balance.name, f"All of your {plain_number(balance.value)} {unit}"
         limit = next((float(m.group(1)) for u in [*units, *(u for p in part.passages for u in p.units)]
                       for m in caps.LIMIT.finditer(u.text)
                       if m.group(2).lower().rstrip("s") == per and _CONVERTS.search(u.text)), None)
+        if whole and not most:
+            if balance is None:
+                return None
+            if limit is None or balance.value <= limit:
+                return rate, term, rule, [balance], balance.name, f"All of your {plain_number(balance.value)} {unit}"
+            # "all of them", where the rule allows fewer: the most it allows, and it says so
+            most_allowed = Variable("most_allowed", limit, f"{unit}, the most the policy allows")
+            return rate, term, rule, [balance, most_allowed], f"min({balance.name}, {most_allowed.name})", \
+                (f"Not all of your {plain_number(balance.value)} {unit}: the most the policy allows, "
+                 f"{plain_number(limit)} {unit},")
         if limit is None:
             return None
         most_allowed = Variable("most_allowed", limit, f"{unit}, the most the policy allows")
