@@ -53,6 +53,15 @@ def rate_undefined(monkeypatch):
     monkeypatch.setattr(routed, "rate_definition", lambda text: None)
 
 
+@pytest.fixture
+def total_by_model(monkeypatch):
+    """A total of the record's balances left to the model (code adds them up itself), for the tests of the
+    checks on the model's lines."""
+    import engine.agent.routed as routed
+
+    monkeypatch.setattr(routed._Turn, "_record_total", lambda self, part: [])
+
+
 def answer_of(agent, question):
     steps = list(agent.run(question))
     assert not [s for s in steps if isinstance(s, ErrorStep)], steps[-1]
@@ -127,7 +136,7 @@ def test_a_cap_is_applied_only_to_the_leave_it_is_about(tools, embedder):
     assert trace.answer.startswith("All of your 15 days carry over: the policy allows up to 20 days")
 
 
-def test_a_calculation_line_of_bare_constants_is_refused_and_written_again(tools, embedder):
+def test_a_calculation_line_of_bare_constants_is_refused_and_written_again(tools, embedder, total_by_model):
     question = "How many sick and vacation days do I have in total?"
     agent, backend = make(tools, embedder, ["share = 0\nanswer = (sick_days_remaining + vacation_days_remaining) * share\n",
                                             "answer = sick_days_remaining + vacation_days_remaining\n",
@@ -141,7 +150,7 @@ def test_a_calculation_line_of_bare_constants_is_refused_and_written_again(tools
     assert '"share"' in backend.grammars[0] and '"share"' not in backend.grammars[1]
 
 
-def test_a_refused_constant_cannot_come_back_inline(tools, embedder):
+def test_a_refused_constant_cannot_come_back_inline(tools, embedder, total_by_model):
     # Refused as a line ("share = 1/2"), the constant written into the answer line instead is refused too:
     # "I could not work this out" is better than 2 + 8 * 1/2 = 6.
     question = "How many sick and vacation days do I have in total?"
@@ -718,3 +727,30 @@ def test_a_follow_up_about_those_days_takes_the_balance_the_turn_before_asked_fo
                           bank=[("How much would those be worth if I cashed them out?", "policy_calc")])
     trace, _ = answer_of(agent, "How much would those be worth if I cashed them out?")
     assert not any("worked out by code" in c for c in trace.checks)
+
+
+def test_a_total_of_the_record_s_balances_is_added_up_by_code(tools, embedder):
+    # "share = 1/2" and then "I could not work this figure out" was the model's way with it.
+    question = "How many sick and vacation days do I have in total?"
+    agent, backend = make(tools, embedder, [], bank=[(question, "my_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert trace.answer.startswith("Together you have 10 days: 8 (vacation_days_remaining), 2 (sick_days_remaining)")
+    assert [s.observation for s in trace.steps if s.action == "calculator"] == ["8 + 2 = 10"]
+
+
+@pytest.mark.parametrize("question", [
+    "How many more vacation days than sick days do I have in total?",  # a difference
+    "How many sick days would I have in total if I took 2 more?",  # a figure of its own
+    "How many leave days do I have in total?",  # names no balance apart from the other
+    "What would my vacation and sick days be worth in total?",  # pay: a policy's rate, not a sum
+])
+def test_only_a_plain_total_of_named_balances_is_code_s(tools, embedder, question):
+    import threading
+
+    from engine.agent.routed import Part, _Turn
+
+    agent, backend = make(tools, embedder, [], bank=[(question, "my_calc")])
+    turn = _Turn(agent, question, threading.Event(), 0.0)
+    assert turn._record_total(Part(question)) == []
+    assert turn._record_total(Part("How many sick and vacation days do I have in total?"))  # (the test can fail)

@@ -137,6 +137,11 @@ _PAID_AT_RATE = re.compile(r"\bpaid (?:out )?at\b|\bpaid (?:in line with|accordi
 #: "all of them", "my whole balance": the quantity is the person's balance.
 _ALL_OF = re.compile(r"\ball (?:of )?(?:them|it|my|those|these|the (?:remaining|unused))\b|\b(?:whole|entire|full) "
                      r"(?:balance|remaining)|\beverything\b|\ball (?:\w+ )?(?:days|hours|leaves?)\b", re.I)
+#: "How many sick and vacation days do I have in total?": a sum of the record's balances ...
+_TOTAL = re.compile(r"\b(?:in total|total|combined|together|altogether|in all|sum of|add(?:ed)? up)\b", re.I)
+#: ... and not another combination of them.
+_NOT_A_SUM = re.compile(r"\b(?:difference|differ|minus|average|ratio|per|times|percent|share|worth|pay|paid|cash"
+                        r"|encash|if)\b|\b(?:more|less|fewer)\b[^?]*\bthan\b", re.I)
 #: A follow-up's word for what the turn before was about ("how much would those be worth?").
 _THOSE = re.compile(r"\b(?:those|them|these)\b", re.I)
 #: "the maximum allowed", "as many as I can": the quantity is the rule's limit.
@@ -553,6 +558,11 @@ class _Turn:
         elif kind == "my_calc":
             yield from self._record_step("(your own record)")
             part.used_record = True
+            summed = self._record_total(part)
+            if summed:
+                yield from self._total(part, summed)
+                if part.stated:
+                    return
             self.tell(self._calc_examples(part) + self._code_request(part, several))
             yield from self._code(part, [self.question, *self._conversation(), *self.results])
         elif kind in ("my_team", "company"):
@@ -564,6 +574,43 @@ class _Turn:
         elif kind == "leave_request":
             yield from self._leave(part, several)
         # small talk (and "something else" as one part of several): nothing to look up
+
+    def _record_total(self, part: Part) -> list[Variable]:
+        """The record's balances a "how many … in total?" names, two or more of one unit ("sick and vacation
+        days"); [] where the question asks anything else (a difference, an average, a figure of its own)."""
+        from engine.agent.slots import distinctive_words
+        from engine.data.schema import leave_columns
+
+        data = self.agent.tools.of(EmployeeDataTool)
+        if data is None or not _TOTAL.search(part.text) or _NOT_A_SUM.search(part.text) \
+                or question_figures_of(part.text) or numbers_in(part.text):
+            return []
+        asked = distinctive_words(part.text)
+        balances = set(leave_columns(data.table).values())
+        facts = [f for f in self.agent.profile.facts if f.column in balances]
+        named = [f for f in facts if distinctive_words(f.label) & asked]
+        if len(named) < 2 or len({f.note for f in named}) != 1:
+            return []
+        # (each named by a word of its own: "sick and vacation days" names two, "leave days" names none apart)
+        if any(not (distinctive_words(f.label) - set().union(*(distinctive_words(g.label) for g in named if g is not f)))
+               & asked for f in named):
+            return []
+        try:
+            return [Variable(variable_name(f.label), float(f.value), f"{f.label}, {f.note}") for f in named]
+        except ValueError:
+            return []
+
+    def _total(self, part: Part, balances: list[Variable]) -> Iterator[Step]:
+        """The record's balances added up by the calculator; code writes it."""
+        self.trace.checks.append(f"part {part.number}: a total of the record's balances: worked out by code")
+        self._declared = balances
+        yield from self._run_code(part, parse_code("answer = " + " + ".join(v.name for v in balances) + "\n"),
+                                  balances, [self.question, *self.results])
+        done = part.worked()
+        if done:
+            unit = balances[0].note.rpartition(", ")[2]
+            each = ", ".join(f"{plain_number(v.value)} ({v.note.rpartition(', ')[0]})" for v in balances)
+            part.stated = f"Together you have {done[-1].text} {unit}: {each}, as your record keeps them."
 
     def _formula(self, part: Part) -> str:
         """Why this question about the asker's amount is a calculation, where it is: a part-timer under a
