@@ -1,0 +1,51 @@
+"""The window on the real default model: README's example question answered in full.
+
+"Can I cash out unused vacation leave, and how much would I get for 10 days?" Part 1 is the model's
+reading of the rule; part 2 is code's once it is routed (the handbook defines the daily rate, code
+works it out from Pedro's salary and multiplies with the calculator), so its figures hold on any CPU.
+Only what must hold everywhere is asserted of the model's part: an answer, grounded, with a citation.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from desktop.ui.main_window import MainWindow  # noqa: E402
+from engine.model.packs import QWEN_15B  # noqa: E402
+from engine.settings import Settings  # noqa: E402
+from tests.conftest import real_model_path  # noqa: E402
+
+pytestmark = [pytest.mark.realmodel, pytest.mark.slow]
+
+QUESTION = "Can I cash out unused vacation leave, and how much would I get for 10 days?"
+
+
+def test_the_window_answers_the_readme_example_with_the_rule_the_daily_rate_and_the_amount(qtbot):
+    from engine.model.llama import LlamaBackend
+
+    path = real_model_path(QWEN_15B.id)
+    window = MainWindow(Settings(user="Pedro Alves", n_threads=2, temperature=0.0),
+                        backend_factory=lambda s: LlamaBackend(path, s), ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.model_loaded and window.role != "", timeout=240000)
+    window.send(QUESTION)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
+    trace = window.worker.agent.last_trace
+    assert trace.error is None and trace.ungrounded_numbers == []
+    assert [r["part"] for r in trace.route] == [1, 2] and trace.route[1]["kind"] == "policy_calc"
+    card = window.transcript.toPlainText()
+    # Both parts answered, each its own line.
+    assert re.search(r"^1\. \S", trace.answer, re.M) and re.search(r"^2\. \S", trace.answer, re.M)
+    # The daily rate and the amount, worked out by the calculator, in the card; the rule quoted under it.
+    assert "daily rate of 176.92 (46000 / 260)" in card and "1769.23" in card
+    assert "divided by 260 working days" in card and "Worked out (part 2): 176.9231 * 10 = 1769.23" in card
+    calculations = [s.observation for s in trace.steps if s.action == "calculator" and s.ok]
+    assert calculations and calculations[-1].endswith("= 1769.23")
+    # The calculator's step is in the reasoning pane.
+    rows = [window.trace_tree.topLevelItem(i).text(1) for i in range(window.trace_tree.topLevelItemCount())]
+    assert any("calculator" in r.lower() or "176.9231 * 10" in r for r in rows), rows
