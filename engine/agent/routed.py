@@ -724,31 +724,36 @@ class _Turn:
             sources = [self.question, *self._conversation(), *self.results,
                        *(_without_figures(u.text, set(numbers_in(u.text))) if u.label in defined else figure_text(u.text)
                          for u in units)]
+            said = f"What the policies say about {which}, most relevant first:\n{shown}"
+            told = False  # (a code path that gave up leaves the passages told once, not again)
             asked_rate = self._asked_rate(part, units)
             if asked_rate is not None:
-                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                self.tell(said)
                 yield from self._rate(part, *asked_rate, sources)
                 return
             unit_pay = self._unit_pay(part, units)
             if unit_pay is not None:
-                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                self.tell(said)
+                told = True
                 yield from self._pay_for(part, *unit_pay, sources=sources)
                 if part.stated:
                     return
             per_unit = self._per_unit(part, units)
             if per_unit is not None:
-                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                if not told:
+                    self.tell(said)
+                    told = True
                 yield from self._amount_for(part, *per_unit, sources=sources)
                 if part.stated:
                     return
             if part.prorated and (scale := self._share(part)):
                 # The calculation is known (the full-time amount times the person's share of a full-time
                 # week); which figure of the rule is that amount is the model's choice, among the rule's own.
-                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+                if not told:
+                    self.tell(said)
                 yield from self._pro_rata(part, scale, sources)
                 return
-            self.tell(self._calc_examples(part) + f"What the policies say about {which}, most relevant first:\n{shown}\n"
-                      + self._code_request(part, several, policy=True))
+            self.tell(self._calc_examples(part) + ("" if told else said + "\n") + self._code_request(part, several, policy=True))
             yield from self._code(part, sources)
         else:
             self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
