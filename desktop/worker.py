@@ -1,11 +1,14 @@
-"""The one object that runs engine work off the UI thread.
+"""The one executor of engine work in the window, off the UI thread.
 
-``EngineWorker`` lives on a QThread and talks to the window only through
-signals: the window emits requests (queued across threads), the worker emits
-results. Cancellation is a ``threading.Event`` the window sets directly; the
-engine checks it between tokens. Indexing runs in ``IndexWorker`` on a second
-thread so chat continues meanwhile; the new index is handed to the engine
-worker when it is ready.
+``EngineWorker`` lives on one QThread and owns everything heavy: the chat model, the embedding
+model, the policy index, the employee data. It talks to the window only through signals: the
+window emits requests (queued across threads), the worker emits results. Cancellation is a
+``threading.Event`` the window sets directly; the engine checks it between tokens.
+
+Indexing is cooperative rather than a second thread: the policy index is brought up to date one
+step at a time (a file read, a batch of passages embedded), each step a queued event of this
+thread, so a question asked meanwhile is answered between two steps, against the index as it was,
+and the embedder is never used from two threads at once.
 """
 
 from __future__ import annotations
@@ -14,29 +17,26 @@ import datetime as _dt
 import logging
 import threading
 import traceback
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Generator
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from engine.errors import HRAssistantError
 from engine.settings import Settings
 
 log = logging.getLogger(__name__)
+WAITING_FOR_INDEX = "Waiting for the policy documents to be indexed"
 
 
-class _Closing(Exception):
-    """The window is closing: long start-up work stops at its next checkpoint."""
+@dataclass
+class _IndexJob:
+    """A policy index being brought up to date, one step per event of the worker's thread."""
 
-
-class _Call(QThread):
-    """Runs one function on a thread of its own (the model load at start-up)."""
-
-    def __init__(self, fn: Callable[[], None]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def run(self) -> None:  # noqa: D102 - Qt API
-        self.fn()
+    index: Any  # engine.policy.index.PolicyIndex, not yet searched
+    steps: Generator[tuple[str, int, int], None, Any]  # PolicyIndex.update_steps
+    startup: bool  # the start-up's update (else a re-index asked for in the Documents dialog)
+    shown: str = ""
 
 
 class EngineWorker(QObject):
@@ -59,7 +59,13 @@ class EngineWorker(QObject):
     requests_listed = Signal(object, object)  # list of stored request dicts (as the store lets us see), policy hits
     request_acted = Signal(object)  # the request dict after an approve/decline/cancel
     starters = Signal(object)  # list[str]: questions to try, for the signed-in person's role
+    index_progress = Signal(str, int, int)  # a re-index's stage, done, total (the Documents dialog)
+    reindexed = Signal(object)  # IndexReport of a finished re-index, now searched
+    index_failed = Signal(str, str)  # a re-index failed; the index as it was is still searched
     failed = Signal(str, str)
+    # -> this worker itself, queued: the next step of an index job, the start-up's model load
+    _next_index_step = Signal(object)
+    _load_model_next = Signal()
 
     def __init__(self, backend_factory: Callable[[Settings], object] | None = None) -> None:
         super().__init__()
@@ -68,6 +74,16 @@ class EngineWorker(QObject):
         # Set by the window's closeEvent (not by Stop): indexing and warm-up end at their next
         # checkpoint, so the thread can finish before the window (its QThread's parent) goes.
         self.closing = threading.Event()
+        self._index_job: _IndexJob | None = None
+        self._prepared = False  # the loaded model has read its instructions once (warm_up)
+        self._model_pending = False  # the start-up's model load is queued, not yet tried
+        self._starting = False  # a start-up whose "engine ready" is not yet logged
+        # Questions ("ask") and searches waiting for the start-up's index, in the order they came.
+        self._held: list[tuple[str, Callable[[], None]]] = []
+        # Queued even when emitted on this thread: each step is an event of its own, so requests
+        # already waiting (a question, a search) run before it.
+        self._next_index_step.connect(self._index_step, Qt.QueuedConnection)
+        self._load_model_next.connect(self._start_model, Qt.QueuedConnection)
         self.settings = Settings()
         self.user = ""  # a persona asked for (sample company, kiosk, HR's "view as"); "" = the OS account
         self.identity = None  # engine.identity.Identity, decided when the data is loaded
@@ -85,21 +101,22 @@ class EngineWorker(QObject):
         """Load the employee data, the policy index and the model, reporting each as it is ready."""
         self.settings, self.user = settings, user
         self.agent = None
+        self._prepared = False
+        self._model_pending = self._starting = True
         self.load_data()
-        # The model loads beside the policy index (each its own job): neither waits for the other.
-        # A QThread, not a Python thread: it emits this worker's signals, which Qt must see come
-        # from a thread it knows.
-        loader = _Call(self._load_backend)
-        loader.setObjectName("model-load")
-        loader.start()
+        # An unchanged index is checked here in milliseconds; real indexing work goes step by step,
+        # and the model loads after its first step, so neither waits for the other to finish.
+        self.job.emit("model", "Model: loading…")  # next in this thread's queue
         self.load_policies()
-        loader.wait()
+        self._load_model_next.emit()
+
+    @Slot()
+    def _start_model(self) -> None:
         if self.closing.is_set():
             return
-        self._prepare_model()
-        from .startup_clock import log, seconds_since_start
-
-        log.info("engine ready after %.2f s (model loaded: %s)", seconds_since_start(), self.backend is not None)
+        self._load_backend()
+        self._model_pending = False
+        self._prepare_when_ready()
 
     @Slot(str)
     def set_user(self, user: str) -> None:
@@ -159,48 +176,125 @@ class EngineWorker(QObject):
 
     @Slot()
     def load_policies(self) -> None:
-        from engine.assistant import build_policy_index
-
+        """Bring the configured folder's policy index up to date (at start-up), step by step."""
         self.job.emit("policies", "Policies: loading…")
+        self._begin_index(self.settings, rebuild=False, startup=True)
+
+    @Slot(object, bool)
+    def reindex(self, settings: Settings, rebuild: bool) -> None:
+        """Re-index the policy folder (the Documents dialog). Questions asked meanwhile are answered
+        between its steps against the index as it was; the new one is searched once it is complete."""
+        self._begin_index(settings, rebuild=rebuild, startup=False)
+
+    def _begin_index(self, settings: Settings, rebuild: bool, startup: bool) -> None:
+        from engine.assistant import get_embedder, policies_path
+        from engine.policy.index import PolicyIndex
+
         try:
-            shown = [""]
-
-            def progress(stage: str, done: int, total: int) -> None:
-                if self.closing.is_set():
-                    raise _Closing()
-                # Only real work is shown (an unchanged index is checked in milliseconds).
-                text = f"Indexing the policies: {stage} {done} of {total}…"
-                if stage != "checking" and text != shown[0]:
-                    shown[0] = text
-                    self.status.emit(text)
-                    self.job.emit("policies", f"Policies: {stage} {done} of {total}…")
-
-            self.policy_index = build_policy_index(self.settings, progress=progress)
-            self.policies_ready.emit(self.policy_index.last_report)
-            self.passages.emit(self.policy_index.outline())
-            report = self.policy_index.last_report
-            files = len(report.added) + len(report.changed) + len(report.unchanged)
-            self.job.emit("policies", f"Policies: {report.chunks} passages from {files} files")
-            self._emit_starters()
-        except _Closing:
-            self.policy_index = None  # nothing was saved: the next start indexes again
+            index = PolicyIndex(policies_path(settings), get_embedder(settings))
         except HRAssistantError as exc:
+            self._index_failed(startup, exc.message, exc.hint)
+            return
+        # A job begun while another runs replaces it: the other's steps stop, having saved nothing.
+        self._index_job = job = _IndexJob(index, index.update_steps(rebuild), startup)
+        self._index_step(job)
+
+    @Slot(object)
+    def _index_step(self, job: _IndexJob) -> None:
+        """Run the job up to its next piece of real work (a file read, a batch embedded), then queue
+        the rest behind whatever the window has asked for meanwhile."""
+        if job is not self._index_job:
+            return  # replaced by a newer job, or the window is closing
+        try:
+            while True:
+                if self.closing.is_set():
+                    self._index_job = None  # nothing was saved: the next start indexes again
+                    return
+                if self.cancel_event.is_set() and self._held:
+                    self._release_held(("ask",))  # Stop on a held question: it ends now, as stopped
+                stage, done, total = next(job.steps)
+                if stage != "checking":  # checking an unchanged file takes microseconds: not a step
+                    self._index_progress(job, stage, done, total)
+                    break
+        except StopIteration as end:
+            self._index_job = None
+            self._index_done(job, end.value)
+            return
+        except HRAssistantError as exc:
+            self._index_job = None
+            self._index_failed(job.startup, exc.message, exc.hint)
+            return
+        except Exception as exc:  # a file someone dropped into the folder must not end the worker
+            traceback.print_exc()
+            self._index_job = None
+            self._index_failed(job.startup, f"Indexing failed ({type(exc).__name__}: {exc}).",
+                               "Check the policy folder.")
+            return
+        self._next_index_step.emit(job)
+
+    def _held_for_index(self, kind: str, call: Callable[[], None]) -> bool:
+        """Hold ``call`` while the start-up's index is being built (an answer or a search without the
+        policies would be wrong, not early); True if held. A re-index holds nothing: meanwhile the
+        index as it was is searched."""
+        if self._index_job is None or not self._index_job.startup:
+            return False
+        self._held.append((kind, call))
+        return True
+
+    def _release_held(self, kinds: tuple[str, ...] = ("ask", "search")) -> None:
+        released = [call for kind, call in self._held if kind in kinds]
+        self._held = [(kind, call) for kind, call in self._held if kind not in kinds]
+        for call in released:
+            call()
+
+    def _index_progress(self, job: _IndexJob, stage: str, done: int, total: int) -> None:
+        text = f"Indexing the policies: {stage} {done} of {total}…"
+        if text == job.shown:
+            return
+        job.shown = text
+        self.job.emit("policies", f"Policies: {stage} {done} of {total}…")
+        if job.startup:
+            self.status.emit(text)
+        else:  # the window shows it in the status bar and the Documents dialog
+            self.index_progress.emit(stage, done, total)
+
+    def _index_done(self, job: _IndexJob, report) -> None:
+        job.index.last_report = report
+        self.policy_index = job.index
+        self.agent = None  # the next question searches the new index
+        files = len(report.added) + len(report.changed) + len(report.unchanged)
+        self.job.emit("policies", f"Policies: {report.chunks} passages from {files} files")
+        self.passages.emit(job.index.outline())
+        (self.policies_ready if job.startup else self.reindexed).emit(report)
+        self._emit_starters()
+        self._prepare_when_ready()
+        if job.startup:
+            self._release_held()
+
+    def _index_failed(self, startup: bool, message: str, hint: str) -> None:
+        if startup:
             self.job.emit("policies", "Policies: not available")
             self.policy_index = None
-            self.policies_failed.emit(exc.message, exc.hint)
+            self.policies_failed.emit(message, hint)
+            self._prepare_when_ready()
+            self._release_held()
+        else:  # the index as it was is still searched
+            kept = "; the earlier index is still searched" if self.policy_index is not None else ""
+            self.job.emit("policies", "Policies: re-indexing failed" + kept)
+            self.index_failed.emit(message, hint)
 
     def _emit_starters(self) -> None:
         """Questions to try, from what is loaded so far (the data's balances, the procedures HR wrote)."""
         from engine.starters import starter_questions
         from engine.workflows.procedures import ProcedureBook
 
+        from engine.assistant import policies_path
+
         titles: list[str] = []
-        root = getattr(self.policy_index, "root", None)
-        if root is not None:
-            try:
-                titles = [p.title for p in ProcedureBook.load(root).procedures]
-            except (HRAssistantError, OSError) as exc:  # the chips are a help: never a failure to show
-                log.warning("procedures not read for the starter questions: %s", exc)
+        try:  # the policy folder's procedures: read from the folder, indexed or not yet
+            titles = [p.title for p in ProcedureBook.load(policies_path(self.settings)).procedures]
+        except (HRAssistantError, OSError) as exc:  # the chips are a help: never a failure to show
+            log.warning("procedures not read for the starter questions: %s", exc)
         table = self.data_tool.table if self.data_tool is not None else None
         self.starters.emit(starter_questions(table, getattr(self, "_role", ""), titles))
 
@@ -210,8 +304,28 @@ class EngineWorker(QObject):
         settings come with the request, so they are set on this thread, never from the window's."""
         if settings is not None:
             self.settings = settings
+        self._prepared = False
         self._load_backend()
-        self._prepare_model()
+        self._prepare_when_ready()
+
+    def _prepare_when_ready(self) -> None:
+        """Warm the model up once it is loaded and the start-up's index is settled: the instructions
+        it reads once name the tools, and the policy search is one only when there is an index."""
+        if self.closing.is_set() or self._model_pending:
+            return
+        if self._index_job is not None and self._index_job.startup:
+            if self.backend is not None:
+                self.job.emit("model", "Model: loaded; waiting for the policy index")
+            return
+        if self.backend is not None and not self._prepared:
+            self._prepared = True
+            self._prepare_model()
+        if self._starting:  # the data, the index and the model (or why there is none) are all settled
+            self._starting = False
+            from .startup_clock import log as clock_log, seconds_since_start
+
+            clock_log.info("engine ready after %.2f s (model loaded: %s)", seconds_since_start(),
+                           self.backend is not None)
 
     def _prepare_model(self) -> None:
         if self.backend is None:
@@ -226,10 +340,10 @@ class EngineWorker(QObject):
         self.job.emit("model", text)
 
     def _load_backend(self) -> None:
-        """Load the model (on the start-up's loader thread, or the worker's); report it by signals."""
+        """Load the model; report it by signals."""
         try:
             self._load_backend_or_fail()
-        except Exception as exc:  # a thread of its own: nothing may escape unseen
+        except Exception as exc:  # never let the worker thread die
             traceback.print_exc()
             self.backend = None
             self.job.emit("model", "Model: failed to load")
@@ -292,12 +406,6 @@ class EngineWorker(QObject):
         except HRAssistantError as exc:  # a warm-up is an optimisation: never a failure to show
             log.warning("model warm-up skipped: %s", exc.message)
 
-    @Slot(object)
-    def use_index(self, index) -> None:
-        """A re-index finished on the index thread: search the new index from now on."""
-        self.policy_index = index
-        self.agent = None
-
     # -- chat -----------------------------------------------------------------------------------
     def _agent(self, conversation: int, history: list[dict]):
         from engine.assistant import assemble_tools, make_agent
@@ -314,7 +422,15 @@ class EngineWorker(QObject):
     @Slot(int, str, object)
     def ask(self, conversation: int, question: str, history: list) -> None:
         """Answer ``question`` in ``conversation``; ``history`` is used when the chat is new to the agent."""
-        self.cancel_event.clear()
+        self.cancel_event.clear()  # (a Stop while the question is held still stops it)
+        if not self._held_for_index("ask", lambda: self._answer(conversation, question, history)):
+            self._answer(conversation, question, history)
+            return
+        from engine.agent.steps import StageStarted
+
+        self.step.emit(StageStarted(doing=WAITING_FOR_INDEX))  # the answer card says why nothing moves yet
+
+    def _answer(self, conversation: int, question: str, history: list) -> None:
         if self.backend is None:
             self.failed.emit("No chat model is loaded.", "Choose a GGUF model file in Settings.")
             return
@@ -394,6 +510,8 @@ class EngineWorker(QObject):
     # -- without a model ------------------------------------------------------------------------
     @Slot(str)
     def search(self, query: str) -> None:
+        if self._held_for_index("search", lambda: self.search(query)):
+            return
         if self.policy_index is None:
             self.search_done.emit(query, [])
             return
@@ -426,40 +544,6 @@ class EngineWorker(QObject):
             self.lookup_done.emit(result)
         except HRAssistantError as exc:
             self.failed.emit(exc.message, exc.hint)
-
-
-class IndexWorker(QObject):
-    """Re-indexes the policy folder on its own thread, so chat continues meanwhile."""
-
-    progress = Signal(str, int, int)
-    done = Signal(object, object)  # index, report
-    failed = Signal(str, str)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.closing = threading.Event()  # see EngineWorker.closing
-
-    def _progress(self, stage: str, done: int, total: int) -> None:
-        if self.closing.is_set():
-            raise _Closing()
-        self.progress.emit(stage, done, total)
-
-    @Slot(object, bool)
-    def reindex(self, settings: Settings, rebuild: bool) -> None:
-        from engine.assistant import get_embedder, policies_path
-        from engine.policy.index import PolicyIndex
-
-        try:
-            index = PolicyIndex(policies_path(settings), get_embedder(settings))
-            report = index.update(rebuild=rebuild, progress=self._progress)
-            index.last_report = report
-            self.done.emit(index, report)
-        except _Closing:
-            pass  # the old index stays on disk as it was
-        except HRAssistantError as exc:
-            self.failed.emit(exc.message, exc.hint)
-        except Exception as exc:
-            self.failed.emit(f"Indexing failed ({type(exc).__name__}: {exc}).", "Check the policy folder.")
 
 
 def _filer_names(account: str) -> list[str]:

@@ -50,8 +50,11 @@ def make_window(qtbot, backend=None, user="Pedro Alves", store=None, agent_mode=
 
 
 def wait_ready(qtbot, window):
+    """The model, the data and the policy index are ready (a question asked before the index is would
+    wait for it: see test_a_question_during_the_first_indexing_waits…)."""
     qtbot.waitUntil(lambda: window.model_loaded or window.first_run.isVisible(), timeout=60000)
     qtbot.waitUntil(lambda: window.role != "", timeout=60000)
+    qtbot.waitUntil(lambda: not window.policy_status.text().endswith("…"), timeout=60000)
 
 
 def test_question_streams_tokens_fills_trace_and_sources(qtbot):
@@ -214,8 +217,8 @@ def test_real_engine_with_tiny_model(qtbot, tiny_model_path):
 
 def test_closing_mid_indexing_stops_it_and_ends_the_threads(qtbot, tmp_path):
     """A QThread destroyed while it runs aborts the process (seen as rc 134 with a busy machine):
-    closing the window mid-indexing stops the indexing at its next batch, the threads end before
-    the window goes, and nothing half-built is saved."""
+    closing the window mid-indexing stops the indexing at its next batch, the engine thread ends
+    before the window goes, and nothing half-built is saved."""
     from desktop.ui.main_window import STRAGGLERS
     from engine.policy.index import store_dir_for
 
@@ -230,7 +233,7 @@ def test_closing_mid_indexing_stops_it_and_ends_the_threads(qtbot, tmp_path):
     window.show()
     qtbot.waitUntil(lambda: "embedding" in window.policy_status.text(), timeout=60000)
     window.close()
-    assert window.engine_thread.isFinished() and window.index_thread.isFinished() and not STRAGGLERS
+    assert window.engine_thread.isFinished() and not STRAGGLERS
     assert not (store_dir_for(docs) / "manifest.json").exists()  # stopped, not finished
 
 
@@ -339,11 +342,14 @@ def test_an_index_build_shows_its_progress_in_the_status_bar(qtbot, tmp_path):
     worker.settings = Settings(policies_path=str(docs))
     shown: list[str] = []
     worker.status.connect(shown.append)
-    worker.load_policies()
+    ready: list = []
+    worker.policies_ready.connect(ready.append)
+    worker.load_policies()  # real work: step by step, each a queued event of the worker's thread (here, this one)
+    qtbot.waitUntil(lambda: len(ready) == 1, timeout=60000)
     assert any(s.startswith("Indexing the policies: embedding") for s in shown), shown
     shown.clear()
-    worker.load_policies()  # unchanged: checked silently
-    assert not any(s.startswith("Indexing") for s in shown)
+    worker.load_policies()  # unchanged: checked at once, silently
+    assert len(ready) == 2 and not any(s.startswith("Indexing") for s in shown)
 
 
 def _foreign_company(tmp_path, my_department):
@@ -590,6 +596,9 @@ def test_each_background_job_reports_its_own_state_and_none_waits_for_the_model(
         release.wait(30)  # a model that takes long to load (a 1.5B model on a busy laptop)
         return ScriptedBackend(["Hi.\nFinal Answer: Hello!"])
 
+    from engine.assistant import build_policy_index
+
+    build_policy_index(Settings())  # indexed before (the usual start): checked in milliseconds
     window = MainWindow(Settings(user="Pedro Alves"), backend_factory=slow_model, ask_sign_in=False)
     qtbot.addWidget(window)
     window.show()
@@ -703,3 +712,111 @@ def test_new_settings_reach_the_worker_with_the_request_on_its_own_thread(qtbot)
     assert window.settings == new
     qtbot.waitUntil(lambda: window.worker.settings == new, timeout=20000)
     qtbot.waitUntil(lambda: window.model_loaded, timeout=20000)
+
+
+def _policy_folder(path, files: int, rules: int = 20):
+    path.mkdir(exist_ok=True)
+    for i in range(files):
+        (path / f"policy-{i}.md").write_text(f"# Policy {i}\n\n" + "\n\n".join(
+            f"Rule {i}.{j}: staff may take {j} days of leave of type {i}-{j} after {j + 2} months." for j in range(rules)))
+    return path
+
+
+def test_one_engine_thread_owns_the_model_and_the_embedder(qtbot, tmp_path, monkeypatch):
+    """The window has one executor: the chat model and the embedding model are only ever used on its
+    thread (start-up indexing, a search, a re-index and a question alike), never on the window's."""
+    import threading
+
+    from PySide6.QtCore import QThread
+
+    from engine.policy.embedder import Embedder
+
+    used: dict[str, set[int]] = {"embedder": set(), "model": set()}
+    encode = Embedder.encode
+
+    def recorded_encode(self, texts, *args, **kw):
+        used["embedder"].add(threading.get_ident())
+        return encode(self, texts, *args, **kw)
+
+    monkeypatch.setattr(Embedder, "encode", recorded_encode)
+
+    class Recorded(ScriptedBackend):
+        def stream(self, *args, **kw):
+            used["model"].add(threading.get_ident())
+            return (yield from super().stream(*args, **kw))
+
+    docs = _policy_folder(tmp_path / "docs", 3, rules=4)
+    backend = Recorded(["I will search.\nAction: policy_search\nAction Input: leave of type 1-2\n",
+                        "Done.\nFinal Answer: Two days [1]."])
+    window = MainWindow(Settings(user="Pedro Alves", agent_mode="react", policies_path=str(docs)),
+                        backend_factory=lambda s: backend, ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    wait_ready(qtbot, window)
+    qtbot.waitUntil(lambda: window.index_report is not None, timeout=60000)
+    with qtbot.waitSignal(window.worker.search_done, timeout=20000):
+        window.request_search.emit("leave of type 2-3")
+    with qtbot.waitSignal(window.worker.reindexed, timeout=60000):
+        window.request_reindex.emit(window.settings, True)
+    window.send("How many days of leave of type 1-2 may I take?")
+    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    assert "Two days" in window.transcript.toPlainText()
+    assert len(used["embedder"]) == 1 and used["embedder"] == used["model"]
+    assert threading.get_ident() not in used["embedder"]
+    assert window.findChildren(QThread) == [window.engine_thread]
+
+
+def test_a_question_during_a_reindex_is_answered_between_its_steps_against_the_index_as_it_was(qtbot, tmp_path):
+    """Re-indexing runs step by step on the engine thread: a question asked meanwhile is answered
+    before the re-index ends, searching the index as it was; then the new index is searched."""
+    docs = _policy_folder(tmp_path / "docs", 1, rules=4)
+    backend = ScriptedBackend(["I will search.\nAction: policy_search\nAction Input: leave of type 0-2\n",
+                               "Done.\nFinal Answer: Two days [1]."])
+    window = MainWindow(Settings(user="Pedro Alves", agent_mode="react", policies_path=str(docs)),
+                        backend_factory=lambda s: backend, ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    wait_ready(qtbot, window)
+    qtbot.waitUntil(lambda: window.index_report is not None and window.index_report.chunks > 0, timeout=60000)
+    before = window.index_report.chunks
+    _policy_folder(docs, 30)  # 29 new files: a step for each, and more to embed
+    events: list[str] = []
+    window.worker.reindexed.connect(lambda report: events.append(f"reindexed {report.chunks}"))
+    window.worker.answered.connect(lambda trace: events.append("answered"))
+    window.request_reindex.emit(window.settings, False)
+    window.send("How many days of leave of type 0-2 may I take?")
+    qtbot.waitUntil(lambda: len(events) == 2, timeout=120000)
+    assert events[0] == "answered" and events[1].startswith("reindexed")
+    assert int(events[1].split()[1]) >= before + 29
+    sources = [window.sources.item(i).text() for i in range(window.sources.count())]
+    assert sources and all("policy-0.md" in s for s in sources)  # searched before the new files were in
+    with qtbot.waitSignal(window.worker.search_done, timeout=20000) as found:
+        window.request_search.emit("leave of type 17-3")
+    assert any(hit.source == "policy-17.md" for hit in found.args[1])
+
+
+def test_a_question_during_the_first_indexing_waits_for_the_policies_and_stop_ends_it_at_once(qtbot, tmp_path):
+    """At the first start the policies are still being indexed when the model is ready: a question
+    asked then is answered once they are (with the policy search), and Stop on such a waiting
+    question ends it at once while the indexing goes on."""
+    docs = _policy_folder(tmp_path / "docs", 60)
+    backend = ScriptedBackend(["I will search.\nAction: policy_search\nAction Input: leave of type 40-2\n",
+                               "Done.\nFinal Answer: Two days [1]."])
+    window = MainWindow(Settings(user="Pedro Alves", agent_mode="react", policies_path=str(docs)),
+                        backend_factory=lambda s: backend, ask_sign_in=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.model_loaded, timeout=60000)
+    assert window.index_report is None  # still indexing
+    window.send("Tell me about leave of type 3-3")
+    qtbot.waitUntil(lambda: "Waiting for the policy documents to be indexed" in window.transcript.toPlainText(),
+                    timeout=20000)
+    window.stop()
+    qtbot.waitUntil(lambda: not window.busy, timeout=5000)
+    assert "(stopped)" in window.transcript.toPlainText() and window.index_report is None
+    assert backend.prompts == []  # the model never started on it
+    window.send("How many days of leave of type 40-2 may I take?")
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    assert window.index_report is not None and "Two days" in window.transcript.toPlainText()
+    sources = [window.sources.item(i).text() for i in range(window.sources.count())]
+    assert any("policy-40.md" in s for s in sources)

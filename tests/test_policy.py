@@ -177,6 +177,46 @@ def test_incremental_reindex_persistence_and_healing(embedder, tmp_path):
     assert not [p for p in store.iterdir() if p.name.startswith(".")]  # no temp files left
 
 
+def test_an_update_step_by_step_is_the_update_and_one_dropped_part_way_saves_nothing(embedder, tmp_path):
+    """update_steps is update() one step at a time (the window runs other work between its steps):
+    the same passages and vectors; a step per file checked and read and per batch embedded; and a
+    job dropped part-way (the window closing, a newer re-index) leaves the stored index as it was."""
+    import numpy as np
+
+    from engine.policy.index import EMBED_BATCH
+
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE, docs)
+    whole = PolicyIndex(docs, embedder, store=tmp_path / "whole")
+    report = whole.update()
+    stepped = PolicyIndex(docs, embedder, store=tmp_path / "stepped")
+    steps = stepped.update_steps()
+    seen = []
+    while True:
+        try:
+            seen.append(next(steps))
+        except StopIteration as end:
+            stepped_report = end.value
+            break
+    assert stepped_report.chunks == report.chunks and stepped_report.added == report.added
+    assert [c.text for c in stepped.chunks] == [c.text for c in whole.chunks]
+    assert np.array_equal(stepped.embeddings, whole.embeddings)
+    stages = [stage for stage, _, _ in seen]
+    assert stages.count("checking") == 8 and stages.count("reading") == 8
+    assert stages.count("embedding") == -(-report.chunks // EMBED_BATCH)
+    assert stages == sorted(stages, key=["checking", "reading", "embedding"].index)  # in that order
+
+    (docs / "new.md").write_text("# Parking\nStaff park free in lot B.\n")
+    manifest = (tmp_path / "stepped" / "manifest.json").read_bytes()
+    dropped = PolicyIndex(docs, embedder, store=tmp_path / "stepped").update_steps()
+    while next(dropped)[0] != "embedding":
+        pass
+    dropped.close()
+    assert (tmp_path / "stepped" / "manifest.json").read_bytes() == manifest  # nothing half-built saved
+    again = PolicyIndex(docs, embedder, store=tmp_path / "stepped").update()
+    assert again.added == ["new.md"] and again.embedded_chunks == 1
+
+
 def test_unreadable_file_is_skipped_with_reason(embedder, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -29,10 +29,9 @@ class DocumentsPart:
         if self.documents is not None:
             self.documents.show_progress(stage, done, total)
 
-    def _on_index_done(self, index, report) -> None:
+    def _on_index_done(self, report) -> None:
+        """A re-index finished; the worker searches the new index already (its passages came first)."""
         self.index_report = report
-        self.passages = index.outline()
-        self.request_use_index.emit(index)
         self.statusBar().showMessage(f"Policies re-indexed: {report.summary()}", 8000)
         if self.documents is not None:
             self.documents.indexing_finished(report)

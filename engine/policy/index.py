@@ -18,7 +18,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Generator
 
 from engine.errors import DataFileError
 from engine.paths import atomic_write_text, data_dir, sha256_file
@@ -35,6 +35,8 @@ INDEX_VERSION = 2
 RRF_K = 10
 LEXICAL_WEIGHT = 0.3
 CANDIDATES = 40
+# Passages embedded per step of an update: a step is the longest a question waits behind indexing.
+EMBED_BATCH = 32
 # The question an agent's search was written for is fused in at this weight (see search()):
 # equal, as measured on the suite (dev single-part 0.679 -> 0.714; test unchanged).
 HINT_WEIGHT = 1.0
@@ -246,6 +248,20 @@ class PolicyIndex:
     # -- building ------------------------------------------------------------------------------------
     def update(self, rebuild: bool = False, progress: Progress | None = None) -> IndexReport:
         """Bring the index up to date with the files; only new or changed files are embedded."""
+        steps = self.update_steps(rebuild)
+        while True:
+            try:
+                stage, done, total = next(steps)
+            except StopIteration as end:
+                return end.value
+            if progress:
+                progress(stage, done, total)
+
+    def update_steps(self, rebuild: bool = False) -> Generator[tuple[str, int, int], None, IndexReport]:
+        """:meth:`update` one step at a time: yields ``(stage, done, total)`` after each file checked
+        or read and each batch embedded, and returns the :class:`IndexReport`. A caller that owns
+        the embedder on one thread (the window's worker) runs other work between steps; dropping the
+        generator part-way leaves the stored index as it was (it is saved only at the end)."""
         import numpy as np
 
         t0 = time.perf_counter()
@@ -266,8 +282,7 @@ class PolicyIndex:
         failed_files: dict[str, dict] = {}
         todo: list[tuple[str, Path, str, os.stat_result]] = []
         for i, (rel, path) in enumerate(current.items()):
-            if progress:
-                progress("checking", i + 1, len(current))
+            yield "checking", i + 1, len(current)
             try:
                 st = path.stat()
             except OSError as exc:
@@ -298,8 +313,7 @@ class PolicyIndex:
         new_chunks: list[Chunk] = []
         new_files: dict[str, dict] = {}
         for i, (rel, path, digest, st) in enumerate(todo):
-            if progress:
-                progress("reading", i + 1, len(todo))
+            yield "reading", i + 1, len(todo)
             try:
                 chunks = chunk_lines(load_lines(path), rel)
             except DataFileError as exc:
@@ -314,8 +328,12 @@ class PolicyIndex:
         rows = [i for i, c in enumerate(self.chunks) if c.source in keep]
         old = self.embeddings[rows] if self.embeddings is not None and rows else np.zeros((0, self.embedder.dim),
                                                                                           dtype=np.float32)
-        fresh = self.embedder.encode([c.embedding_text() for c in new_chunks],
-                                     progress=(lambda d, t: progress("embedding", d, t)) if progress else None)
+        texts = [c.embedding_text() for c in new_chunks]
+        batches = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            batches.append(self.embedder.encode(texts[start:start + EMBED_BATCH], batch_size=EMBED_BATCH))
+            yield "embedding", min(start + EMBED_BATCH, len(texts)), len(texts)
+        fresh = np.vstack(batches).astype(np.float32) if batches else np.zeros((0, self.embedder.dim), dtype=np.float32)
         dirty = bool(todo or report.removed or report.failed != self.failed or report.rebuilt_reason)
         self.chunks = [self.chunks[i] for i in rows] + new_chunks
         self.embeddings = np.vstack([old, fresh]).astype(np.float32) if len(fresh) else old
