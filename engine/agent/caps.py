@@ -111,17 +111,22 @@ _BALANCE = re.compile(r"\b(balance|remaining|left|available|accrued|owed|entitle
 def kept_in(question: str, labels: list[str]) -> bool:
     """Whether a record with fields ``labels`` keeps a balance of the kind of leave the question names
     (or it names none)."""
-    asked = _kinds(question) | {k.lower() for k in _ANY_KIND.findall(question)}
+    asked = _named_kinds(question)
     if not asked:
         return True
     kept: set[str] = set()
     for label in labels:
         # Column names as exports write them: "sick_days_remaining", "PTOBalanceHrs".
         label = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", label).replace("_", " ")
-        named = _kinds(label) | {k.lower() for k in _ANY_KIND.findall(label)}
+        named = _named_kinds(label)
         # A balance that names no kind ("Leave Balance", "Days Remaining") is the ordinary paid leave.
         kept |= named or ({"time off"} if _BALANCE.search(label) else set())
     return bool(asked & kept)
+
+
+def _named_kinds(text: str) -> set[str]:
+    """The kinds of leave ``text`` names: the known ones (synonyms as one) and any other "… leave"."""
+    return _kinds(text) | {k.lower() for k in _ANY_KIND.findall(text)}
 
 
 def _kinds(text: str) -> set[str]:
