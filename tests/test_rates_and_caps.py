@@ -6,7 +6,7 @@ import pytest
 
 from engine.agent import caps
 from engine.agent.evidence import Unit
-from engine.agent.rates import applies_to, pay_period_of, rate_definition
+from engine.agent.rates import applies_to, day_kinds, multiple_for, pay_period_of, rate_definition, rate_multiples
 from engine.agent.routed import checked_route
 from engine.agent.router import Route
 
@@ -181,3 +181,46 @@ def test_an_amount_of_money_per_unit_is_read_with_its_unit_and_currency(sentence
     from engine.agent.rates import per_unit_amounts
 
     assert [(p.amount, p.unit, p.currency, p.up_to) for p in per_unit_amounts(sentence)] == found
+
+
+MULTIPLES = [
+    ("Hours beyond 40 a week are paid at 1.5 times the base hourly rate on weekdays and at 2 times the base hourly "
+     "rate on weekends and bank holidays.", [(1.5, {"work"}), (2.0, {"rest", "holiday"})]),
+    ("Overtime is paid at time and a half of the regular rate; work on a public holiday is paid at double time.",
+     [(1.5, set()), (2.0, {"holiday"})]),
+    ("Extra hours are compensated at 130% of the normal hourly wage; night shifts after 22:00 at 160%.",
+     [(1.3, set()), (1.6, {"night"})]),
+]
+
+
+@pytest.mark.parametrize("sentence, expected", MULTIPLES)
+def test_the_multiples_of_the_hourly_rate_a_rule_pays_at_and_their_days_are_read(sentence, expected):
+    assert [(m.factor, set(m.days)) for m in rate_multiples(sentence)] == expected
+
+
+@pytest.mark.parametrize("sentence", [
+    "A night differential of 10% is paid on top of the hourly rate.",  # added to the rate, not paid at
+    "Overtime is paid at 1.5 times the pay.",  # no hourly rate named
+    "Part-timers work 0.5 times the full-time hours at the hourly rate.",  # not a multiple one is paid at
+    "Staff may take 2 times 15 minutes of break per day.",
+])
+def test_a_sentence_that_pays_no_multiple_of_the_hourly_rate_gives_none(sentence):
+    assert rate_multiples(sentence) == []
+
+
+@pytest.mark.parametrize("question, factor", [
+    ("How much would I get for 6 hours of overtime on a Saturday?", 2.0),
+    ("What would 3 hours of overtime on a bank holiday pay?", 2.0),
+    ("How much for 4 hours of overtime on a weekday?", 1.5),
+    ("How much would 4 hours of overtime pay?", 1.5),  # no day named: the ordinary one
+])
+def test_the_multiple_is_the_one_for_the_day_the_question_names(question, factor):
+    chosen = multiple_for(rate_multiples(MULTIPLES[0][0]), question)
+    assert chosen is not None and chosen.factor == factor
+
+
+def test_no_multiple_where_the_day_asked_is_not_one_the_rule_names_or_several_fit():
+    holiday_only = rate_multiples(MULTIPLES[1][0])
+    assert multiple_for(holiday_only, "How much for 5 hours of overtime on a Sunday?") is None
+    assert multiple_for(rate_multiples(MULTIPLES[0][0]), "5 hours on a Sunday that is a public holiday?").factor == 2.0
+    assert day_kinds("on Monday night") == {"work", "night"}

@@ -480,9 +480,7 @@ def test_a_part_may_state_only_its_own_figures_of_the_question(tools, embedder, 
     # "What is the overtime rate on a Sunday, and what would 5 hours earn?": the rate's answer read
     # "5 times the hourly rate" when the 5 of the other part was a source for it.
     question = "What is the overtime rate on a Sunday, and how much would I earn for 5 hours of overtime on a Sunday?"
-    outputs = ["hourly_rate = annual_salary / 2080\nanswer = hourly_rate * 2 * asked_hours\n",
-               "Overtime on a rest day is paid at 2.00 times the hourly rate [1].",
-               "You would earn $221.15 [1]."]
+    outputs = ["Overtime on a rest day is paid at 2.00 times the hourly rate [1]."]  # part 2 is code's (below)
     import engine.agent.routed as routed
 
     offered: list[set[str]] = []
@@ -497,9 +495,10 @@ def test_a_part_may_state_only_its_own_figures_of_the_question(tools, embedder, 
                                                           ("How much would 3 hours of overtime pay?", "policy_calc")])
     trace, _ = answer_of(agent, question)
     assert [r["kind"] for r in trace.route] == ["policy", "policy_calc"]
-    assert "5" not in offered[0] and "2" in offered[0] and "5" in offered[1]
+    assert "5" not in offered[0] and "2" in offered[0]
     # A whole number written "2.00" where it is no money is written as the policy wrote it.
     assert "1. Overtime on a rest day is paid at 2 times the hourly rate [1]." in trace.answer
+    assert "2. At 2 times your hourly rate of 22.12 (46000 / 2080) [1], 5 hours come to 221.15." in trace.answer
 
 
 @pytest.mark.parametrize("user, slots, refused", [
@@ -640,12 +639,30 @@ def test_days_paid_at_the_rate_a_policy_defines_are_the_rate_times_the_days_by_c
     assert [s.observation for s in trace.steps if s.action == "calculator"] == ["207.6923 * 3 = 623.08"]
 
 
-def test_work_paid_at_a_multiple_of_the_rate_is_left_to_the_model_s_reading(tools, embedder):
-    question = "How much would I earn for 5 hours of overtime on a Sunday?"
-    agent, backend = make(tools, embedder, ["```python\nanswer = hourly_rate * 2 * asked_hours\n```", "250 [1]."],
-                          user="Rafael Souza", bank=[(question, "policy_calc")])
+@pytest.mark.parametrize("question, said", [
+    # "Approved overtime is paid at 1.5 times the hourly rate on working days and at 2 times the hourly rate on
+    # rest days and public holidays." The model had written 6.88 (mp-05 of the development split).
+    ("How much would I earn for 5 hours of overtime on a Sunday?", r"At 2 times your hourly rate of 25 .*\[\d\], "
+     r"5 hours come to 250\."),
+    ("How much would I get for 4 hours of overtime on a weekday?", r"At 1\.5 times your hourly rate of 25 .*\[\d\], "
+     r"4 hours come to 150\."),
+])
+def test_hours_at_the_multiple_of_the_rate_for_the_day_asked_are_worked_out_by_code(tools, embedder, question, said):
+    agent, backend = make(tools, embedder, [], user="Rafael Souza", bank=[(question, "policy_calc")])
     trace, _ = answer_of(agent, question)
-    assert trace.llm_calls >= 1 and "Write the Python lines" in backend.prompts[0]
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(said, trace.answer), trace.answer
+    assert any("the person's hourly rate: worked out by code" in c for c in trace.checks)
+
+
+def test_overtime_for_someone_a_rule_may_exempt_is_left_to_the_model_s_reading(tools, embedder):
+    # "Managers, department heads and executives are exempt from overtime pay": a manager's overtime is not
+    # code's product.
+    question = "How much would I earn for 5 hours of overtime on a Sunday?"
+    agent, backend = make(tools, embedder, ["```python\nanswer = 0\n```", "Managers are exempt [1]."],
+                          user="Søren Dahl", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert not any("the person's hourly rate: worked out by code" in c for c in trace.checks)
 
 
 def test_all_of_a_balance_or_the_most_a_rule_allows_at_the_person_s_rate_is_worked_out_by_code(hotel, embedder):

@@ -143,3 +143,79 @@ def per_unit_amounts(text: str) -> list[PerUnit]:
             out.append(PerUnit(value, m.group("unit").lower(), m.group("cur") or m.group("code") or "",
                                bool(m.group("upto"))))
     return out
+
+
+#: A multiple of the person's rate a rule pays at: "1.5 times the hourly rate", "125 percent of the hourly rate",
+#: "time and a half", "double time", "paid at 150 percent" (in a sentence that names the rate elsewhere).
+_MULTIPLE_OF_RATE = re.compile(
+    r"\b(?:(?P<times>\d+(?:\.\d+)?)\s*(?:times|x)\b|(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)"
+    r"|(?P<half>time and a half|time-and-a-half)|(?P<double>double(?: time)?|twice)|(?P<triple>triple(?: time)?))",
+    re.I)
+#: The sentence pays at a multiple of the person's own rate per hour.
+_OF_HOURLY = re.compile(r"\b(?:base |basic |regular |normal |standard |ordinary )?hourly (?:rate|pay|wage)\b"
+                        r"|\b(?:regular|normal|ordinary|base|basic|standard) (?:rate|pay)\b", re.I)
+#: A multiple added on top of the rate rather than paid at ("a 10% night differential on top of the hourly rate").
+_ADDED = re.compile(r"\b(?:on top of|in addition to|an? (?:extra|additional)|(?:extra|additional) [$€£\d]|premium of"
+                    r"|differential|supplement|uplift)\b", re.I)
+#: Kinds of day a clause or a question names, each as one word.
+_DAY_KINDS = (
+    ("rest", re.compile(r"\b(?:sundays?|saturdays?|weekends?|rest days?|days? off|non-working days?)\b", re.I)),
+    ("holiday", re.compile(r"\b(?:public|bank|national|statutory|federal|official) holidays?\b|\bholidays?\b", re.I)),
+    ("night", re.compile(r"\bnights?\b|\bnight[- ]shifts?\b|\b(?:2[0-3]|1[89]):00\b", re.I)),
+    ("work", re.compile(r"\b(?:working|work|week|business|regular|normal|ordinary) ?days?\b|\bweekdays?\b"
+                        r"|\bmonday|\btuesday|\bwednesday|\bthursday|\bfriday", re.I)),
+)
+
+
+@dataclass
+class RateMultiple:
+    """A multiple of the person's hourly rate a rule pays at, and the kinds of day it is for."""
+
+    factor: float  # 1.5
+    written: str  # "1.5 times", "125 percent"
+    days: frozenset[str]  # {"rest", "holiday"}; empty: the rule's ordinary case
+
+
+def day_kinds(text: str) -> frozenset[str]:
+    """The kinds of day ``text`` names: "rest" (Sundays, weekends, rest days), "holiday", "night", "work"."""
+    return frozenset(kind for kind, pattern in _DAY_KINDS if pattern.search(text))
+
+
+def rate_multiples(text: str) -> list[RateMultiple]:
+    """The multiples of the hourly rate ``text`` pays at, each with the kinds of day its clause names ("paid at
+    1.5 times the hourly rate on working days and at 2 times the hourly rate on rest days"); none where the
+    sentence does not pay at the person's hourly rate, or adds an amount on top of it instead."""
+    if not _OF_HOURLY.search(text) or _ADDED.search(text):
+        return []
+    found = list(_MULTIPLE_OF_RATE.finditer(text))
+    out = []
+    for i, m in enumerate(found):
+        if m.group("times"):
+            factor = float(m.group("times"))
+        elif m.group("pct"):
+            factor = float(m.group("pct")) / 100
+        else:
+            factor = 1.5 if m.group("half") else 2.0 if m.group("double") else 3.0
+        if not 1 <= factor <= 5:  # not a multiple one is paid at ("10% of the hours", "0.5 times")
+            return []
+        # The days of this multiple: what follows it up to the next multiple or the clause's end ("1.5 times the
+        # hourly rate on working days and at"), and what opens its own clause before it ("overtime on Sundays is
+        # paid at 150 percent"); text before it that no clause boundary separates belongs to the previous one.
+        before = text[found[i - 1].end() if i else 0:m.start()]
+        boundary = re.compile(r"[;.]\s")
+        before = boundary.split(before)[-1] if not i or boundary.search(before) else ""
+        after = boundary.split(text[m.end():found[i + 1].start() if i + 1 < len(found) else len(text)])[0]
+        out.append(RateMultiple(factor, m.group(0), day_kinds(f"{before} {after}")))
+    return out
+
+
+def multiple_for(multiples: list[RateMultiple], question: str) -> RateMultiple | None:
+    """The one multiple that is for the kind of day the question names (its ordinary one where it names
+    none, or a working day); None where none or several fit."""
+    asked = day_kinds(question) - {"work"}
+    if asked:
+        fits = [m for m in multiples if m.days & asked]
+    else:
+        fits = [m for m in multiples if not (m.days - {"work"})]
+    factors = {m.factor for m in fits}
+    return fits[0] if len(factors) == 1 else None

@@ -34,7 +34,8 @@ from typing import Generator, Iterator
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
 from engine.agent.applies import question_figures as question_figures_of
 from engine.agent import caps
-from engine.agent.rates import PerUnit, RateDefinition, applies_to, pay_period_of, per_unit_amounts, rate_definition
+from engine.agent.rates import (PerUnit, RateDefinition, RateMultiple, applies_to, day_kinds, multiple_for, pay_period_of,
+                                per_unit_amounts, rate_definition, rate_multiples)
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
                                     shown_value, substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
@@ -158,6 +159,8 @@ _MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s*(?:times|x\b|%|percent)|time and a half
 _PREMIUM = re.compile(r"\bovertime\b|\b(?:public|bank|company|national|statutory|federal) holidays?\b|\bnight"
                       r"|\bweekend|\bsunday|\bsaturday|\bshift\b"
                       r"|\bbonus\b|\bon call\b|\bcall[ -]out\b", re.I)
+#: A rule that exempts people from overtime pay or the like: who is exempt is not code's reading.
+_EXEMPT = re.compile(r"(?<!non-)\bexempt\b|\bnot (?:eligible|entitled) (?:for|to) (?:overtime|premium)", re.I)
 #: Words of a question about pay that tell no rule from another.
 _GENERIC_PAY_WORDS = {"pay", "paid", "receive", "earn", "employee", "associate", "staff", "company", "work", "worked",
                       "policy", "rate", "amount", "money", "allowed"}
@@ -731,7 +734,14 @@ class _Turn:
                 self.tell(said)
                 yield from self._rate(part, *asked_rate, sources)
                 return
-            unit_pay = self._unit_pay(part, units)
+            at_multiple = self._at_multiple(part, units)
+            if at_multiple is not None:
+                self.tell(said)
+                told = True
+                yield from self._multiple_pay(part, *at_multiple, sources=sources)
+                if part.stated:
+                    return
+            unit_pay = self._unit_pay(part, units) if not told else None
             if unit_pay is not None:
                 self.tell(said)
                 told = True
@@ -921,6 +931,90 @@ class _Turn:
         said = (f"The most the policy allows, {plain_number(limit)} {unit}," if taken == limit
                 else f"All of your {plain_number(balance.value)} {unit} (the policy allows up to {plain_number(limit)})")
         return rate, term, rule, [balance, most_allowed], f"min({balance.name}, {most_allowed.name})", said
+
+    def _at_multiple(self, part: Part, units: list[Unit]) -> tuple[Variable, str, RateMultiple, Unit, Variable] | None:
+        """(the hourly rate, what it is, the multiple, its sentence, the hours asked) where the part asks what a
+        number of hours it states would pay, and the offered sentences about what the question names pay one
+        multiple of the person's hourly rate for the kind of day it names ("paid at 1.5 times the hourly rate on
+        working days and at 2 times on rest days", "125 percent of the hourly rate"), and code knows that rate;
+        else None. The answer is then the rate times the multiple times the hours."""
+        if not (_ASKS_PAY.search(part.text) or _AMOUNT_FOR.search(part.text)) or part.prorated:
+            return None
+        figures = [f for f in question_figures_of(part.text) if f.unit in ("hours", "days", "weeks", "months")]
+        if len(figures) != 1 or figures[0].unit != "hours":
+            return None
+        from engine.agent.slots import distinctive_words
+
+        asked = distinctive_words(part.text) - _GENERIC_PAY_WORDS
+        # (the day a part names, else the whole question's: "What is the Sunday rate, and what would 5 hours pay?")
+        day = part.text if day_kinds(part.text) else self.question
+        found = [(u, m) for u in units if distinctive_words(u.text) & asked and caps.same_kind(part.text, u.text)
+                 and (m := multiple_for(rate_multiples(u.text), day)) is not None]
+        if len({m.factor for _, m in found}) != 1:
+            return None  # none, or rules that disagree: the model reads which
+        period = self._pay_period()
+        variables = self._variables(part)
+        rates = [(v, "hourly rate") for v in variables if v.name == "hourly_rate" and period == "hour"]
+        hourly = [d for d in self._rate_definitions(part, period) if d.per == "hour"]
+        rates += [(v, d.term) for d in hourly for v in variables if v.name == d.name]
+        pay = next((v for v in variables if v.name in ("annual_salary", "monthly_salary", "weekly_pay")), None)
+        if not rates and hourly and pay is not None:  # (declared for questions that name pay; this one is about it)
+            d = hourly[0]
+            rates = [(Variable(d.name, round(d.apply(pay.value), 4),
+                               f"your {d.term} as the policy defines it: {d.expression(pay.value)}"), d.term)]
+        hours = next((v for v in variables if v.name == "asked_hours"), None)
+        if not rates or hours is None:
+            return None
+        (rule, multiple), (rate, term) = found[0], rates[0]
+        # "Managers … are exempt from overtime pay", anywhere in the rule's document, and the person may be one:
+        # whether they are paid at all is the model's reading of the rule.
+        source = next((p.source for p in part.passages if p.number == rule.passage), None)
+        search = self.agent.tools.of(PolicySearchTool)
+        chunks = [c.text for c in getattr(getattr(search, "index", None), "chunks", None) or [] if c.source == source]
+        texts = [*(u.text for p in part.passages for u in p.units), *chunks]
+        if any(self._may_be_exempt(sentence) for text in texts for sentence in re.split(r"(?<=[.;])\s+", text)
+               if _EXEMPT.search(sentence)):
+            return None
+        return rate, term, multiple, rule, hours
+
+    def _may_be_exempt(self, sentence: str) -> bool:
+        """Whether an exempting sentence may name the person: the record says they are exempt, or a word of
+        their job title (or "manager", where they have direct reports) is one of its words. Unsure is yes."""
+        def words(text: str) -> set[str]:
+            return {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", text)}
+
+        profile = self.agent.profile
+        for fact in profile.facts:
+            value = str(fact.value).strip().lower()
+            if re.fullmatch(r"non[ _-]?exempt|hourly", value):
+                return False  # the record says they are paid for overtime
+            if value == "exempt":
+                return True
+        mine = set().union(*(words(str(f.value)) for f in profile.facts
+                             if re.search(r"title|position|role|job|grade|level|band|rank", f.label, re.I)))
+        if profile.reports_total:
+            mine |= {"manager", "supervisor", "head", "lead"}
+        return bool(mine & words(sentence) - {"exempt", "overtime", "employee"})
+
+    def _multiple_pay(self, part: Part, rate: Variable, term: str, multiple: RateMultiple, rule: Unit, hours: Variable,
+                      sources: list[str]) -> Iterator[Step]:
+        """Some hours at a multiple of the person's hourly rate, by the calculator; code writes it."""
+        self.trace.checks.append(f"part {part.number}: {plain_number(hours.value)} hours at {multiple.written} the "
+                                 f"person's {term}: worked out by code")
+        # (named and noted as a plain number: "rate" in either reads as money to the units check)
+        factor = Variable("multiple", multiple.factor, f"a plain number: {multiple.written}, from the policy")
+        self._declared = [rate, factor, hours]
+        yield from self._run_code(part, parse_code(f"answer = {rate.name} * {factor.name} * {hours.name}\n"),
+                                  self._declared, [*sources, rule.text])
+        done = part.worked()
+        if done:
+            how = rate.note.partition(": ")[2]
+            times = f"{plain_number(multiple.factor)} times"
+            written = "" if multiple.written.lower() == times else f" ({multiple.written})"
+            count = f"{plain_number(hours.value)} hour" + ("" if hours.value == 1 else "s")
+            part.decided_by = [rule]
+            part.stated = (f"At {times}{written} your {term} of {shown_value(rate.value)}" + (f" ({how})" if how else "")
+                           + f" [{rule.passage}], {count} come to {done[-1].text}.")
 
     def _per_unit(self, part: Part, units: list[Unit]) -> tuple[PerUnit, Unit, Variable] | None:
         """(the amount, its sentence, the number asked) where the part asks what a number of hours, days, weeks
