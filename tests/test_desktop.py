@@ -39,11 +39,13 @@ def _warm_embedder():
     get_embedder(Settings())
 
 
-def make_window(qtbot, backend=None, user="Pedro Alves", store=None, agent_mode="react", **kw):
-    """A window on the sample company. The scripts here are ReAct turns, so the agent is the ReAct loop unless
-    ``agent_mode`` says otherwise (the routed pipelines have their own scripted tests below and in test_routed)."""
+def make_window(qtbot, backend=None, user="Pedro Alves", store=None, agent_mode="react", policies="", **kw):
+    """A window on the sample company (or the policy folder ``policies``). The scripts here are ReAct turns, so the
+    agent is the ReAct loop unless ``agent_mode`` says otherwise (the routed pipelines have their own scripted tests
+    below and in test_routed)."""
     factory = (lambda s: backend) if backend is not None else None
-    window = MainWindow(Settings(user=user, agent_mode=agent_mode), store=store, backend_factory=factory, ask_sign_in=False, **kw)
+    window = MainWindow(Settings(user=user, agent_mode=agent_mode, policies_path=policies), store=store,
+                        backend_factory=factory, ask_sign_in=False, **kw)
     qtbot.addWidget(window)
     window.show()
     return window
@@ -748,10 +750,7 @@ def test_one_engine_thread_owns_the_model_and_the_embedder(qtbot, tmp_path, monk
     docs = _policy_folder(tmp_path / "docs", 3, rules=4)
     backend = Recorded(["I will search.\nAction: policy_search\nAction Input: leave of type 1-2\n",
                         "Done.\nFinal Answer: Two days [1]."])
-    window = MainWindow(Settings(user="Pedro Alves", agent_mode="react", policies_path=str(docs)),
-                        backend_factory=lambda s: backend, ask_sign_in=False)
-    qtbot.addWidget(window)
-    window.show()
+    window = make_window(qtbot, backend, policies=str(docs))
     wait_ready(qtbot, window)
     qtbot.waitUntil(lambda: window.index_report is not None, timeout=60000)
     with qtbot.waitSignal(window.worker.search_done, timeout=20000):
@@ -772,10 +771,7 @@ def test_a_question_during_a_reindex_is_answered_between_its_steps_against_the_i
     docs = _policy_folder(tmp_path / "docs", 1, rules=4)
     backend = ScriptedBackend(["I will search.\nAction: policy_search\nAction Input: leave of type 0-2\n",
                                "Done.\nFinal Answer: Two days [1]."])
-    window = MainWindow(Settings(user="Pedro Alves", agent_mode="react", policies_path=str(docs)),
-                        backend_factory=lambda s: backend, ask_sign_in=False)
-    qtbot.addWidget(window)
-    window.show()
+    window = make_window(qtbot, backend, policies=str(docs))
     wait_ready(qtbot, window)
     qtbot.waitUntil(lambda: window.index_report is not None and window.index_report.chunks > 0, timeout=60000)
     before = window.index_report.chunks
@@ -802,10 +798,7 @@ def test_a_question_during_the_first_indexing_waits_for_the_policies_and_stop_en
     docs = _policy_folder(tmp_path / "docs", 60)
     backend = ScriptedBackend(["I will search.\nAction: policy_search\nAction Input: leave of type 40-2\n",
                                "Done.\nFinal Answer: Two days [1]."])
-    window = MainWindow(Settings(user="Pedro Alves", agent_mode="react", policies_path=str(docs)),
-                        backend_factory=lambda s: backend, ask_sign_in=False)
-    qtbot.addWidget(window)
-    window.show()
+    window = make_window(qtbot, backend, policies=str(docs))
     qtbot.waitUntil(lambda: window.model_loaded, timeout=60000)
     assert window.index_report is None  # still indexing
     window.send("Tell me about leave of type 3-3")

@@ -741,10 +741,11 @@ class _Turn:
                 yield from self._multiple_pay(part, *at_multiple, sources=sources)
                 if part.stated:
                     return
-            unit_pay = self._unit_pay(part, units) if not told else None
+            unit_pay = self._unit_pay(part, units)
             if unit_pay is not None:
-                self.tell(said)
-                told = True
+                if not told:
+                    self.tell(said)
+                    told = True
                 yield from self._pay_for(part, *unit_pay, sources=sources)
                 if part.stated:
                     return
