@@ -12,6 +12,12 @@ after another (one workstation). Reported per setting: questions per minute, med
 latency per question, the share of prompt tokens the server served from its prefix cache
 (from its own log), and the ratio of throughput to the in-process baseline.
 
+``--load mixed`` (the default) hands each next question to whichever workstation is free, so one
+workstation asks as many people; ``--load person`` makes each workstation one person (the i-th of
+sample's employees, from the top of data/employees.csv) who asks the questions in turn, as at a
+site: that person's record heads every prompt of theirs, which a server can keep cached for the
+conversation.
+
 Default model: Qwen2.5-Coder-0.5B-Instruct Q4_K_M (``model-small``), the fastest real model.
 """
 
@@ -55,15 +61,32 @@ def ask(backend, tools, settings, user, question) -> float:
     return seconds
 
 
-def run_clients(url: str, tools, settings, n_clients: int, n_questions: int) -> dict:
+def workloads(load: str, n_clients: int, n_questions: int) -> list[list[tuple[str, str]]]:
+    """The questions each workstation asks: one shared queue (``mixed``) or one person's turn each."""
+    if load == "mixed":
+        return [[QUESTIONS[i % len(QUESTIONS)] for i in range(n_questions)]]
+    import csv
+
+    with open(ROOT / "data" / "employees.csv", newline="", encoding="utf-8") as f:
+        askers = [row["full_name"] for row in csv.DictReader(f)]
+    queues: list[list[tuple[str, str]]] = [[] for _ in range(n_clients)]
+    for i in range(n_questions):  # round robin, so every workstation asks its share
+        k = i % n_clients
+        queues[k].append((askers[k % len(askers)], QUESTIONS[(k + len(queues[k])) % len(QUESTIONS)][1]))
+    return queues
+
+
+def run_clients(url: str, tools, settings, n_clients: int, n_questions: int, load: str = "mixed") -> dict:
     from engine.model.remote import RemoteBackend
 
-    jobs = [QUESTIONS[i % len(QUESTIONS)] for i in range(n_questions)]
+    queues = workloads(load, n_clients, n_questions)
     lock = threading.Lock()
     latencies: list[float] = []
 
     def workstation(k: int) -> None:
         backend = RemoteBackend(url, settings)
+        backend.set_conversation(f"workstation {k}")
+        jobs = queues[0] if len(queues) == 1 else queues[k]
         while True:
             with lock:
                 if not jobs:
@@ -91,6 +114,9 @@ def main(argv=None) -> int:
     parser.add_argument("--questions", type=int, default=16, help="questions asked per setting")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--slots", default="1,4", help="llama-server slot counts to run (0: none)")
+    parser.add_argument("--load", choices=("mixed", "person"), default="mixed",
+                        help="mixed: any workstation asks the next question; person: each workstation is one person")
+    parser.add_argument("--no-python-server", action="store_true", help="leave llama-cpp-python's server out")
     args = parser.parse_args(argv)
 
     from engine.assistant import build_tools
@@ -109,7 +135,9 @@ def main(argv=None) -> int:
     tools = build_tools(settings)
 
     local = LlamaBackend(model, settings)
-    jobs = [QUESTIONS[i % len(QUESTIONS)] for i in range(args.questions)]
+    # The same questions, asked by the same people, one after another.
+    n_most = max(int(x) for x in args.clients.split(","))
+    jobs = [job for queue in workloads(args.load, n_most, args.questions) for job in queue]
     t0 = time.perf_counter()
     base = [ask(local, tools, settings, u, q) for u, q in jobs]
     base_wall = time.perf_counter() - t0
@@ -119,18 +147,19 @@ def main(argv=None) -> int:
              sorted(base)[max(0, int(round(0.95 * len(base))) - 1)], None)]
 
     log = Path(tempfile.mkdtemp()) / "server.log"
-    server = LlamaServer(model, log, n_ctx=4096, threads=args.threads)
+    server = None if args.no_python_server else LlamaServer(model, log, n_ctx=4096, threads=args.threads)
     try:
-        for n in (int(x) for x in args.clients.split(",")):
+        for n in ([] if server is None else [int(x) for x in args.clients.split(",")]):
             before, before_eval = len(server.prefix_hits()), len(server.prompt_evaluated())
-            result = run_clients(server.url, tools, settings, n, args.questions)
+            result = run_clients(server.url, tools, settings, n, args.questions, args.load)
             reused = sum(r for r, _ in server.prefix_hits()[before:])
             evaluated = sum(server.prompt_evaluated()[before_eval:])
             rate = reused / (reused + evaluated) if reused + evaluated else 0.0
             rows.append((f"server, {n} workstation{'s' if n > 1 else ''}", result["qpm"], result["median"],
                          result["p95"], rate))
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()
 
     slots = [int(x) for x in args.slots.split(",") if x.strip() and int(x) > 0]
     if slots:
@@ -148,14 +177,15 @@ def main(argv=None) -> int:
             try:
                 for n in (int(x) for x in args.clients.split(",")):
                     TOKENS.update(reused=0, evaluated=0)
-                    result = run_clients(cpp.url, tools, settings, n, args.questions)
+                    result = run_clients(cpp.url, tools, settings, n, args.questions, args.load)
                     total = TOKENS["reused"] + TOKENS["evaluated"]
                     rows.append((f"llama-server {n_slots} slot{'s' if n_slots > 1 else ''}, {n} ws", result["qpm"],
                                  result["median"], result["p95"], TOKENS["reused"] / total if total else 0.0))
             finally:
                 cpp.stop()
 
-    print(f"model {model.name}, {args.questions} questions per setting, {args.threads} threads\n")
+    print(f"model {model.name}, {args.questions} questions per setting, {args.threads} threads, "
+          f"{args.load} load\n")
     print(f"{'setting':<32} {'questions/min':>13} {'vs in-process':>13} {'median s':>9} {'p95 s':>7} "
           f"{'prefix cache hits':>17}")
     for name, qpm, median, p95, rate in rows:

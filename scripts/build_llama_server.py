@@ -47,14 +47,19 @@ class BuildError(Exception):
     """Something the build needs is missing; the message says what to do."""
 
 
-def installed_version() -> str:
+def installed_version(sdist: str | None = None) -> str:
+    """The llama-cpp-python version to build: the installed one, else the one ``sdist`` is named for (a
+    model host that runs only the server needs no app installed, only the source distribution)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         return version(PACKAGE)
     except PackageNotFoundError:
-        raise BuildError(f"{PACKAGE} is not installed in this Python; install the app first "
-                         "(pip install -e .).") from None
+        named = re.match(r"llama_cpp_python-(\d+(?:\.\d+)+)", Path(sdist).name) if sdist else None
+        if named:
+            return named.group(1)
+        raise BuildError(f"{PACKAGE} is not installed in this Python: install the app first (pip install -e .), "
+                         "or pass the source distribution to build from with --sdist FILE.") from None
 
 
 def default_cache() -> Path:
@@ -178,7 +183,7 @@ def _sha256(path: Path) -> str:
 def ensure(cuda: bool = False, native: bool = True, jobs: int | None = None, sdist: str | None = None,
            cache: Path | None = None, wheelhouse: Path | None = None) -> Path:
     """The path of a llama-server binary for the installed llama-cpp-python, built if not cached."""
-    version = installed_version()
+    version = installed_version(sdist)
     build_flags = flags(cuda, native)
     target = cache_dir(cache or default_cache(), version, build_flags)
     binary = target / "bin" / EXE
@@ -203,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.print_only:
-            target = cache_dir(args.cache or default_cache(), installed_version(), flags(args.cuda, not args.portable))
+            target = cache_dir(args.cache or default_cache(), installed_version(args.sdist),
+                               flags(args.cuda, not args.portable))
             binary = target / "bin" / EXE
             if not binary.is_file():
                 raise BuildError(f"No llama-server is built yet for these options (looked in {target}).")

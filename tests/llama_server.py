@@ -93,7 +93,7 @@ class CppLlamaServer(_ServerProcess):
     with ``slots`` parallel slots and continuous batching; it is ready when /health says so."""
 
     def __init__(self, binary: Path, model: Path, log: Path, *, slots: int = 4, n_ctx: int = 4096,
-                 threads: int = 2, port: int | None = None) -> None:
+                 threads: int = 2, port: int | None = None, extra: tuple[str, ...] = ()) -> None:
         import os
 
         self.port = port or free_port()
@@ -102,7 +102,7 @@ class CppLlamaServer(_ServerProcess):
         self._log = open(log, "a")
         cmd = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
                "-c", str(n_ctx * slots), "--parallel", str(slots), "--cont-batching", "--kv-unified",
-               "-t", str(threads), "--metrics", "--slots", "--no-webui"]
+               "-t", str(threads), "--metrics", "--slots", "--no-webui", *extra]
         if amx_cpu() and os.environ.get("HR_ASSISTANT_LLAMA_AMX", "") != "1":
             cmd.append("--no-repack")  # the same guard as in-process: no AMX/repacked weight buffers
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)

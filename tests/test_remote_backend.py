@@ -304,3 +304,24 @@ def test_every_request_names_its_conversation_for_a_balancer_and_says_nothing_el
     other.generate("p", max_tokens=2)
     assert sent() != seven  # another workstation's chat 7 is another conversation: the id is no chat number
     assert "7" != seven and all(c in "0123456789abcdef" for c in seven)
+
+
+def test_the_server_build_takes_its_version_from_the_source_distribution_on_a_host_without_the_app(monkeypatch,
+                                                                                                   tmp_path):
+    """A model host runs only llama-server: the build script needs the source distribution, not the app."""
+    from importlib import metadata
+
+    from tests.conftest import _build_script
+
+    build = _build_script()
+    assert build.installed_version(None) == metadata.version("llama-cpp-python")  # the app's own, where installed
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    assert build.installed_version(str(tmp_path / "llama_cpp_python-0.3.36.tar.gz")) == "0.3.36"
+    for given in (None, str(tmp_path / "llama-server-source.tar.gz")):
+        with pytest.raises(build.BuildError, match="--sdist"):
+            build.installed_version(given)
+    assert build.main(["--print-only", "--cache", str(tmp_path)]) == 2  # a clear error, no traceback
