@@ -4,9 +4,9 @@
     python benchmarks/bench_replay.py replay --recording FILE --binary llama-server --model FILE.gguf
            [--slots 1,4,16] [--clients 1,4,16] [--questions 32] [--gpu-layers 99] [--threads N] [--json OUT]
 
-``record`` answers a split of the suite through a llama-server started here (4 slots), exactly as
-the app does (the evaluation harness, one conversation per case), and keeps every completion
-request the app sent (prompt, grammar, stop, sampling) with the text that came back.
+``record`` answers a split of the suite through a llama-server started here (4 slots) as the app
+does (the evaluation harness, one conversation per case; greedy, a 4096-token context), and keeps
+every completion request the app sent (prompt, grammar, stop, sampling) with the text that came back.
 
 ``replay`` starts llama-server with each number of ``--slots`` and has N simulated workstations
 (threads) ask the recorded questions at once, ``--questions`` in all: each question's requests go
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -44,15 +45,16 @@ def _recording_transport(sink: list[dict]):
 
     class Tee(httpx.SyncByteStream):
         def __init__(self, stream, entry: dict) -> None:
-            self.stream, self.entry, self.raw = stream, entry, b""
+            self.stream, self.entry, self.raw = stream, entry, []
 
         def __iter__(self):
             for chunk in self.stream:
-                self.raw += chunk
+                self.raw.append(chunk)
                 yield chunk
 
         def close(self) -> None:
-            self.entry["text"] = "".join(sse_texts(self.raw.decode("utf-8", "replace"))[0])
+            # Decoded once at the end: a character split between two chunks stays whole.
+            self.entry["text"] = "".join(sse_texts(b"".join(self.raw).decode("utf-8", "replace"))[0])
             self.stream.close()
 
     class Recorder(httpx.HTTPTransport):
@@ -68,13 +70,14 @@ def _recording_transport(sink: list[dict]):
 
 
 def record(args) -> int:
+    """Answer the split through a llama-server started here and write the app's requests as JSON."""
     from engine.evaluation import Evaluator, load_suite
     from engine.model.remote import RemoteBackend
     from engine.settings import Settings
     from tests.llama_server import CppLlamaServer
 
     model = _model(args.model)
-    binary = Path(args.binary) if args.binary else _build().ensure()
+    binary = Path(args.binary) if args.binary else _build_script().ensure()
     settings = Settings(n_ctx=4096, n_threads=args.threads, temperature=0.0)
     cases = [c for c in load_suite(args.suite) if c.split == args.split]
     if args.limit:
@@ -106,9 +109,8 @@ def record(args) -> int:
 
 
 # -- replay ---------------------------------------------------------------------------------------------
-def sse_texts(raw: str) -> tuple[list[str], dict]:
-    """The text pieces of a server-sent completion stream and the last ``timings`` in it."""
-    pieces, timings = [], {}
+def _chunks(raw: str):
+    """The JSON objects of a server-sent event stream, in order."""
     for line in raw.splitlines():
         if not line.startswith("data:") or line[5:].strip() == "[DONE]":
             continue
@@ -116,6 +118,15 @@ def sse_texts(raw: str) -> tuple[list[str], dict]:
             chunk = json.loads(line[5:])
         except ValueError:
             continue
+        if isinstance(chunk, dict):
+            yield chunk
+
+
+def sse_texts(raw: str) -> tuple[list[str], dict]:
+    """The text pieces of a server-sent completion stream and the last ``timings`` in it."""
+    pieces: list[str] = []
+    timings: dict = {}
+    for chunk in _chunks(raw):
         timings = chunk.get("timings") or timings
         pieces += [c.get("text") or "" for c in chunk.get("choices") or []]
     return pieces, timings
@@ -136,7 +147,7 @@ def ask(client, case: dict) -> dict:
             for line in r.iter_lines():
                 if line.startswith("data:") and line[5:].strip() == "[DONE]":
                     break  # as the app does: the connection is closed, not reused (the server ends it)
-                if first is None and '"text":"' in line and '"text":""' not in line:
+                if first is None and any(c.get("text") for chunk in _chunks(line) for c in chunk.get("choices") or []):
                     first = time.perf_counter()
                 raw.append(line)
         done = time.perf_counter()
@@ -145,7 +156,8 @@ def ask(client, case: dict) -> dict:
         out["gen_seconds"] += done - (first or done)
         out["cached"] += int(timings.get("cache_n") or 0)
         out["evaluated"] += int(timings.get("prompt_n") or 0)
-        out["generated"] += int(timings.get("predicted_n") or 0)
+        # Tokens after the first, over the time after the first: the streaming rate, not the prompt's.
+        out["generated"] += max(0, int(timings.get("predicted_n") or 0) - 1)
         out["same"] += "".join(pieces) == req.get("text")
         out["requests"] += 1
     out["seconds"] = time.perf_counter() - t0
@@ -153,6 +165,8 @@ def ask(client, case: dict) -> dict:
 
 
 def run_clients(url: str, cases: list[dict], n_clients: int, n_questions: int) -> dict:
+    """``n_clients`` workstations at once ask ``n_questions`` recorded questions (cycling through
+    them in order); the figures of the run."""
     import httpx
 
     jobs = [cases[i % len(cases)] for i in range(n_questions)]
@@ -189,7 +203,7 @@ def run_clients(url: str, cases: list[dict], n_clients: int, n_questions: int) -
     prompt = sum(r["cached"] + r["evaluated"] for r in results)
     gen_seconds = sum(r["gen_seconds"] for r in results)
     return {"questions": len(results), "wall_s": wall, "qpm": 60 * len(results) / wall,
-            "median_s": statistics.median(seconds), "p95_s": seconds[max(0, round(0.95 * len(seconds)) - 1)],
+            "median_s": statistics.median(seconds), "p95_s": seconds[max(0, math.ceil(0.95 * len(seconds)) - 1)],
             "first_token_s": statistics.median(x for r in results for x in r["first_token"]),
             "cache_hits": sum(r["cached"] for r in results) / prompt if prompt else 0.0,
             "prompt_evaluated_per_q": sum(r["evaluated"] for r in results) / len(results),
@@ -198,16 +212,19 @@ def run_clients(url: str, cases: list[dict], n_clients: int, n_questions: int) -
 
 
 def replay(args) -> int:
+    """Replay a recording against llama-server with each slot count; print (and write) the rows."""
     from tests.llama_server import CppLlamaServer
 
     recording = json.loads(Path(args.recording).read_text())
-    cases = recording["cases"]
+    cases = [c for c in recording["cases"] if c["requests"]]
+    if not cases:
+        raise SystemExit(f"{args.recording} holds no recorded requests.")
     if args.no_grammar:  # what the grammar costs the host: the same prompts, unconstrained
         cases = [{**c, "requests": [{**r, "body": {k: v for k, v in r["body"].items() if k != "grammar"}}
                                     for r in c["requests"]]} for c in cases]
     model = _model(args.model)
     binary = Path(args.binary)
-    extra = ("-ngl", str(args.gpu_layers)) if args.gpu_layers else ("-ngl", "0")
+    extra = ("-ngl", str(args.gpu_layers))
     threads = args.threads or os.cpu_count() or 2
     rows = []
     for n_slots in [int(x) for x in args.slots.split(",")]:
@@ -255,10 +272,10 @@ def machine() -> str:
             cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
     except OSError:
         pass
+    import subprocess
+
     gpu = ""
     try:
-        import subprocess
-
         done = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
                               text=True, timeout=20)
         gpu = ", " + done.stdout.strip().replace("\n", " + ") if done.returncode == 0 and done.stdout.strip() else ""
@@ -276,13 +293,10 @@ def _model(given: str | None) -> Path:
     return real_model_path(QWEN_05B.id)
 
 
-def _build():
-    import importlib.util
+def _build_script():
+    from tests.conftest import _build_script
 
-    spec = importlib.util.spec_from_file_location("build", ROOT / "scripts" / "build_llama_server.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _build_script()
 
 
 def main(argv=None) -> int:
@@ -309,6 +323,8 @@ def main(argv=None) -> int:
     rep.add_argument("--json", help="write the rows here as JSON")
     rep.add_argument("--no-grammar", action="store_true", help="send the prompts without their grammars")
     args = parser.parse_args(argv)
+    if args.command == "replay" and args.questions < 1:
+        parser.error("--questions must be at least 1")
     return record(args) if args.command == "record" else replay(args)
 
 

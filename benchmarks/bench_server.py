@@ -24,6 +24,7 @@ Default model: Qwen2.5-Coder-0.5B-Instruct Q4_K_M (``model-small``), the fastest
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import tempfile
@@ -61,40 +62,52 @@ def ask(backend, tools, settings, user, question) -> float:
     return seconds
 
 
-def workloads(load: str, n_clients: int, n_questions: int) -> list[list[tuple[str, str]]]:
-    """The questions each workstation asks: one shared queue (``mixed``) or one person's turn each."""
+def workloads(load: str, n_people: int, n_questions: int) -> list[list[tuple[str, str]]]:
+    """The questions asked, as queues: one shared queue (``mixed``), or one queue per person
+    (``person``: ``n_people`` employees spread evenly over the sample's file, each asking the
+    questions in turn from a different starting point)."""
     if load == "mixed":
         return [[QUESTIONS[i % len(QUESTIONS)] for i in range(n_questions)]]
     import csv
 
     with open(ROOT / "data" / "employees.csv", newline="", encoding="utf-8") as f:
-        askers = [row["full_name"] for row in csv.DictReader(f)]
-    queues: list[list[tuple[str, str]]] = [[] for _ in range(n_clients)]
-    for i in range(n_questions):  # round robin, so every workstation asks its share
-        k = i % n_clients
-        queues[k].append((askers[k % len(askers)], QUESTIONS[(k + len(queues[k])) % len(QUESTIONS)][1]))
+        staff = [row["full_name"] for row in csv.DictReader(f)]
+    askers = [staff[i * len(staff) // n_people] for i in range(n_people)]  # not only the file's first rows
+    queues: list[list[tuple[str, str]]] = [[] for _ in range(n_people)]
+    for i in range(n_questions):  # round robin, so every person asks their share
+        k = i % n_people
+        queues[k].append((askers[k], QUESTIONS[(k + len(queues[k])) % len(QUESTIONS)][1]))
     return queues
 
 
-def run_clients(url: str, tools, settings, n_clients: int, n_questions: int, load: str = "mixed") -> dict:
+def percentile95(values: list[float]) -> float:
+    """The 95th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def run_clients(url: str, tools, settings, n_clients: int, queues: list[list[tuple[str, str]]]) -> dict:
+    """N workstations at once over the same queues (see :func:`workloads`); with fewer workstations
+    than people, the people of a workstation take turns at it, so every N does the same work."""
     from engine.model.remote import RemoteBackend
 
-    queues = workloads(load, n_clients, n_questions)
+    queues = [list(q) for q in queues]
     lock = threading.Lock()
     latencies: list[float] = []
 
     def workstation(k: int) -> None:
         backend = RemoteBackend(url, settings)
         backend.set_conversation(f"workstation {k}")
-        jobs = queues[0] if len(queues) == 1 else queues[k]
-        while True:
-            with lock:
-                if not jobs:
-                    return
-                user, question = jobs.pop(0)
-            seconds = ask(backend, tools, settings, user, question)
-            with lock:
-                latencies.append(seconds)
+        mine = [queues[0]] if len(queues) == 1 else queues[k::n_clients]
+        for jobs in mine:
+            while True:
+                with lock:
+                    if not jobs:
+                        break
+                    user, question = jobs.pop(0)
+                seconds = ask(backend, tools, settings, user, question)
+                with lock:
+                    latencies.append(seconds)
 
     t0 = time.perf_counter()
     threads = [threading.Thread(target=workstation, args=(k,)) for k in range(n_clients)]
@@ -104,20 +117,22 @@ def run_clients(url: str, tools, settings, n_clients: int, n_questions: int, loa
         t.join()
     wall = time.perf_counter() - t0
     return {"qpm": 60 * len(latencies) / wall, "median": statistics.median(latencies),
-            "p95": sorted(latencies)[max(0, int(round(0.95 * len(latencies))) - 1)], "wall": wall}
+            "p95": percentile95(latencies), "wall": wall}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", help="GGUF file (default: the packaged 0.5B model)")
     parser.add_argument("--clients", default="1,4,16")
-    parser.add_argument("--questions", type=int, default=16, help="questions asked per setting")
+    parser.add_argument("--questions", type=int, default=16, help="questions asked per setting (at least 1)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--slots", default="1,4", help="llama-server slot counts to run (0: none)")
     parser.add_argument("--load", choices=("mixed", "person"), default="mixed",
                         help="mixed: any workstation asks the next question; person: each workstation is one person")
     parser.add_argument("--no-python-server", action="store_true", help="leave llama-cpp-python's server out")
     args = parser.parse_args(argv)
+    if args.questions < 1:
+        parser.error("--questions must be at least 1")
 
     from engine.assistant import build_tools
     from engine.model.llama import LlamaBackend
@@ -135,23 +150,22 @@ def main(argv=None) -> int:
     tools = build_tools(settings)
 
     local = LlamaBackend(model, settings)
-    # The same questions, asked by the same people, one after another.
-    n_most = max(int(x) for x in args.clients.split(","))
-    jobs = [job for queue in workloads(args.load, n_most, args.questions) for job in queue]
+    # One workload for every setting: the same questions, asked by the same people.
+    queues = workloads(args.load, max(int(x) for x in args.clients.split(",")), args.questions)
+    jobs = [job for queue in queues for job in queue]  # in-process: one after another
     t0 = time.perf_counter()
     base = [ask(local, tools, settings, u, q) for u, q in jobs]
     base_wall = time.perf_counter() - t0
     local.close()
     base_qpm = 60 * len(base) / base_wall
-    rows = [("in-process, 1 workstation", base_qpm, statistics.median(base),
-             sorted(base)[max(0, int(round(0.95 * len(base))) - 1)], None)]
+    rows = [("in-process, 1 workstation", base_qpm, statistics.median(base), percentile95(base), None)]
 
     log = Path(tempfile.mkdtemp()) / "server.log"
     server = None if args.no_python_server else LlamaServer(model, log, n_ctx=4096, threads=args.threads)
     try:
         for n in ([] if server is None else [int(x) for x in args.clients.split(",")]):
             before, before_eval = len(server.prefix_hits()), len(server.prompt_evaluated())
-            result = run_clients(server.url, tools, settings, n, args.questions, args.load)
+            result = run_clients(server.url, tools, settings, n, queues)
             reused = sum(r for r, _ in server.prefix_hits()[before:])
             evaluated = sum(server.prompt_evaluated()[before_eval:])
             rate = reused / (reused + evaluated) if reused + evaluated else 0.0
@@ -177,7 +191,7 @@ def main(argv=None) -> int:
             try:
                 for n in (int(x) for x in args.clients.split(",")):
                     TOKENS.update(reused=0, evaluated=0)
-                    result = run_clients(cpp.url, tools, settings, n, args.questions, args.load)
+                    result = run_clients(cpp.url, tools, settings, n, queues)
                     total = TOKENS["reused"] + TOKENS["evaluated"]
                     rows.append((f"llama-server {n_slots} slot{'s' if n_slots > 1 else ''}, {n} ws", result["qpm"],
                                  result["median"], result["p95"], TOKENS["reused"] / total if total else 0.0))

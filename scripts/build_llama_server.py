@@ -2,8 +2,9 @@
 
 The pinned llama-cpp-python source distribution carries llama.cpp's whole tree (``vendor/llama.cpp``,
 ``tools/server`` included). This script takes exactly that tree, for the llama-cpp-python version
-installed here, builds ``llama-server`` with CMake (CPU by default, ``--cuda`` for NVIDIA GPUs),
-keeps the binary in a cache by version and options, and prints where it is. A second run finds it
+installed here (or, on a host without the app, the version ``--sdist FILE`` is named for), builds
+``llama-server`` with CMake (CPU by default, ``--cuda`` for NVIDIA GPUs), keeps the binary in a
+cache by version and options, and prints where it is. A second run finds it
 in the cache and builds nothing.
 
 Where the source distribution comes from, in order: ``--sdist FILE``; a wheelhouse folder
@@ -52,14 +53,19 @@ def installed_version(sdist: str | None = None) -> str:
     model host that runs only the server needs no app installed, only the source distribution)."""
     from importlib.metadata import PackageNotFoundError, version
 
+    named = re.match(r"llama_cpp_python-(\d+(?:\.\d+)+)", Path(sdist).name) if sdist else None
     try:
-        return version(PACKAGE)
+        installed = version(PACKAGE)
     except PackageNotFoundError:
-        named = re.match(r"llama_cpp_python-(\d+(?:\.\d+)+)", Path(sdist).name) if sdist else None
         if named:
             return named.group(1)
         raise BuildError(f"{PACKAGE} is not installed in this Python: install the app first (pip install -e .), "
                          "or pass the source distribution to build from with --sdist FILE.") from None
+    if named and named.group(1) != installed:
+        # The cache is keyed by version: a binary of another llama.cpp must not pass for the app's.
+        raise BuildError(f"--sdist {Path(sdist).name} is llama-cpp-python {named.group(1)}, but {installed} is "
+                         f"installed here: pass the source distribution of {installed}.")
+    return installed
 
 
 def default_cache() -> Path:
@@ -144,6 +150,7 @@ def build(version: str, sdist: Path, target: Path, build_flags: list[str], jobs:
     if not shutil.which("cmake"):
         raise BuildError("CMake is not installed (apt install cmake build-essential; on Windows Visual Studio "
                          "Build Tools with CMake).")
+    sdist_sha256 = _sha256(sdist)  # before the long build: the file may be gone by its end
     with tempfile.TemporaryDirectory(prefix="llama-server-") as tmp:
         tree = extract_llama_cpp(sdist, Path(tmp) / "src")
         out = Path(tmp) / "build"
@@ -164,7 +171,7 @@ def build(version: str, sdist: Path, target: Path, build_flags: list[str], jobs:
         license_file = tree / "LICENSE"
         if license_file.is_file():
             shutil.copy2(license_file, staged / "LICENSE-llama.cpp")
-        stamp = {"llama_cpp_python": version, "sdist": sdist.name, "sdist_sha256": _sha256(sdist),
+        stamp = {"llama_cpp_python": version, "sdist": sdist.name, "sdist_sha256": sdist_sha256,
                  "flags": build_flags}
         (staged / "build.json").write_text(json.dumps(stamp, indent=2) + "\n")
         shutil.rmtree(target, ignore_errors=True)
@@ -182,7 +189,8 @@ def _sha256(path: Path) -> str:
 
 def ensure(cuda: bool = False, native: bool = True, jobs: int | None = None, sdist: str | None = None,
            cache: Path | None = None, wheelhouse: Path | None = None) -> Path:
-    """The path of a llama-server binary for the installed llama-cpp-python, built if not cached."""
+    """The path of a llama-server binary for the installed llama-cpp-python (on a host without it, for the
+    version ``sdist`` is named for), built if not cached."""
     version = installed_version(sdist)
     build_flags = flags(cuda, native)
     target = cache_dir(cache or default_cache(), version, build_flags)

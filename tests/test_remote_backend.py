@@ -307,14 +307,18 @@ def test_every_request_names_its_conversation_for_a_balancer_and_says_nothing_el
 
 
 def test_the_server_build_takes_its_version_from_the_source_distribution_on_a_host_without_the_app(monkeypatch,
-                                                                                                   tmp_path):
+                                                                                                   tmp_path, capsys):
     """A model host runs only llama-server: the build script needs the source distribution, not the app."""
     from importlib import metadata
 
     from tests.conftest import _build_script
 
     build = _build_script()
-    assert build.installed_version(None) == metadata.version("llama-cpp-python")  # the app's own, where installed
+    installed = metadata.version("llama-cpp-python")
+    assert build.installed_version(None) == installed  # the app's own, where installed
+    assert build.installed_version(str(tmp_path / f"llama_cpp_python-{installed}.tar.gz")) == installed
+    with pytest.raises(build.BuildError, match="installed here"):  # another llama.cpp never passes for the app's
+        build.installed_version(str(tmp_path / "llama_cpp_python-0.0.1.tar.gz"))
 
     def missing(name):
         raise metadata.PackageNotFoundError(name)
@@ -324,4 +328,8 @@ def test_the_server_build_takes_its_version_from_the_source_distribution_on_a_ho
     for given in (None, str(tmp_path / "llama-server-source.tar.gz")):
         with pytest.raises(build.BuildError, match="--sdist"):
             build.installed_version(given)
+    capsys.readouterr()
     assert build.main(["--print-only", "--cache", str(tmp_path)]) == 2  # a clear error, no traceback
+    assert "pass the source distribution to build from with --sdist FILE" in capsys.readouterr().err
+    assert build.main(["--print-only", "--cache", str(tmp_path), "--sdist", "llama_cpp_python-0.3.36.tar.gz"]) == 2
+    assert "No llama-server is built yet" in capsys.readouterr().err
