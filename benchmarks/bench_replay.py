@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import statistics
@@ -36,6 +35,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_server import percentile95  # noqa: E402
 
 
 # -- record ---------------------------------------------------------------------------------------------
@@ -54,7 +55,7 @@ def _recording_transport(sink: list[dict]):
 
         def close(self) -> None:
             # Decoded once at the end: a character split between two chunks stays whole.
-            self.entry["text"] = "".join(sse_texts(b"".join(self.raw).decode("utf-8", "replace"))[0])
+            self.entry["text"] = sse_text(b"".join(self.raw).decode("utf-8", "replace"))
             self.stream.close()
 
     class Recorder(httpx.HTTPTransport):
@@ -77,6 +78,8 @@ def record(args) -> int:
     from tests.llama_server import CppLlamaServer
 
     model = _model(args.model)
+    from tests.conftest import _build_script
+
     binary = Path(args.binary) if args.binary else _build_script().ensure()
     settings = Settings(n_ctx=4096, n_threads=args.threads, temperature=0.0)
     cases = [c for c in load_suite(args.suite) if c.split == args.split]
@@ -122,14 +125,9 @@ def _chunks(raw: str):
             yield chunk
 
 
-def sse_texts(raw: str) -> tuple[list[str], dict]:
-    """The text pieces of a server-sent completion stream and the last ``timings`` in it."""
-    pieces: list[str] = []
-    timings: dict = {}
-    for chunk in _chunks(raw):
-        timings = chunk.get("timings") or timings
-        pieces += [c.get("text") or "" for c in chunk.get("choices") or []]
-    return pieces, timings
+def sse_text(raw: str) -> str:
+    """The text of a server-sent completion stream."""
+    return "".join(c.get("text") or "" for chunk in _chunks(raw) for c in chunk.get("choices") or [])
 
 
 def ask(client, case: dict) -> dict:
@@ -140,18 +138,21 @@ def ask(client, case: dict) -> dict:
     for req in case["requests"]:
         sent = time.perf_counter()
         first = None
-        raw = []
+        pieces: list[str] = []
+        timings: dict = {}
         with client.stream("POST", "/v1/completions", json=req["body"],
                            headers={"X-HR-Conversation": case["id"]}) as r:
             r.raise_for_status()
             for line in r.iter_lines():
                 if line.startswith("data:") and line[5:].strip() == "[DONE]":
                     break  # as the app does: the connection is closed, not reused (the server ends it)
-                if first is None and any(c.get("text") for chunk in _chunks(line) for c in chunk.get("choices") or []):
-                    first = time.perf_counter()
-                raw.append(line)
+                for chunk in _chunks(line):  # each line parsed once, as it comes
+                    timings = chunk.get("timings") or timings
+                    for choice in chunk.get("choices") or []:
+                        if choice.get("text") and first is None:
+                            first = time.perf_counter()
+                        pieces.append(choice.get("text") or "")
         done = time.perf_counter()
-        pieces, timings = sse_texts("\n".join(raw))
         out["first_token"].append((first or done) - sent)
         out["gen_seconds"] += done - (first or done)
         out["cached"] += int(timings.get("cache_n") or 0)
@@ -199,11 +200,11 @@ def run_clients(url: str, cases: list[dict], n_clients: int, n_questions: int) -
     wall = time.perf_counter() - t0
     if errors:
         raise RuntimeError(errors[0])
-    seconds = sorted(r["seconds"] for r in results)
+    seconds = [r["seconds"] for r in results]
     prompt = sum(r["cached"] + r["evaluated"] for r in results)
     gen_seconds = sum(r["gen_seconds"] for r in results)
     return {"questions": len(results), "wall_s": wall, "qpm": 60 * len(results) / wall,
-            "median_s": statistics.median(seconds), "p95_s": seconds[max(0, math.ceil(0.95 * len(seconds)) - 1)],
+            "median_s": statistics.median(seconds), "p95_s": percentile95(seconds),
             "first_token_s": statistics.median(x for r in results for x in r["first_token"]),
             "cache_hits": sum(r["cached"] for r in results) / prompt if prompt else 0.0,
             "prompt_evaluated_per_q": sum(r["evaluated"] for r in results) / len(results),
@@ -291,12 +292,6 @@ def _model(given: str | None) -> Path:
     from tests.conftest import real_model_path
 
     return real_model_path(QWEN_05B.id)
-
-
-def _build_script():
-    from tests.conftest import _build_script
-
-    return _build_script()
 
 
 def main(argv=None) -> int:

@@ -13,10 +13,12 @@ latency per question, the share of prompt tokens the server served from its pref
 (from its own log), and the ratio of throughput to the in-process baseline.
 
 ``--load mixed`` (the default) hands each next question to whichever workstation is free, so one
-workstation asks as many people; ``--load person`` makes each workstation one person (the i-th of
-sample's employees, from the top of data/employees.csv) who asks the questions in turn, as at a
-site: that person's record heads every prompt of theirs, which a server can keep cached for the
-conversation.
+workstation asks for many people; ``--load person`` makes each workstation one person (employees
+spread evenly over the sample's data/employees.csv) who asks the questions in turn, as at a site:
+that person's record heads every prompt of theirs, which a server can keep cached for the
+conversation. The people differ from the questions' own askers (a manager's "direct reports", an
+HR officer's "Ivan Petrov's salary"), so the two loads are different work: compare servers within
+one load.
 
 Default model: Qwen2.5-Coder-0.5B-Instruct Q4_K_M (``model-small``), the fastest real model.
 """
@@ -177,14 +179,10 @@ def main(argv=None) -> int:
 
     slots = [int(x) for x in args.slots.split(",") if x.strip() and int(x) > 0]
     if slots:
-        import importlib.util
-
+        from tests.conftest import _build_script
         from tests.llama_server import CppLlamaServer
 
-        spec = importlib.util.spec_from_file_location("build", ROOT / "scripts" / "build_llama_server.py")
-        build = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(build)
-        binary = build.ensure()
+        binary = _build_script().ensure()
         for n_slots in slots:
             cpp = CppLlamaServer(binary, model, Path(tempfile.mkdtemp()) / "cpp.log", slots=n_slots,
                                  threads=args.threads)
