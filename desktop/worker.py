@@ -147,6 +147,10 @@ class EngineWorker(QObject):
             names = sorted(str(n) for n in table.df[name_col].dropna()) if name_col and identity.can_choose else []
             viewer = self.data_tool.viewer(identity.user) if identity.user else None
             self._role = viewer.role if viewer else ""
+            # What the column meanings rest on: a map IT confirmed, or the app's guess (shown, so IT knows).
+            cmap = table.column_map
+            guessed = [] if self.data_tool.demo or (cmap is not None and cmap.confirmed) else \
+                [f.line() for f in table.findings.values()]
             personas = []
             if self.data_tool.demo and not identity.user:
                 from engine.starters import sample_personas
@@ -157,8 +161,10 @@ class EngineWorker(QObject):
                 "user": identity.name, "role": viewer.role if viewer else "", "found": viewer is not None,
                 "account": identity.account, "how": identity.how, "view_as": identity.view_as,
                 "can_choose": identity.can_choose, "notice": identity.notice, "demo": self.data_tool.demo,
-                "personas": personas, "accounts": _filer_names(identity.account)})
-            self.job.emit("data", f"Employee data: {len(table.df)} people")
+                "personas": personas, "accounts": _filer_names(identity.account),
+                "columns_guessed": guessed})
+            self.job.emit("data", f"Employee data: {len(table.df)} people"
+                          + (" · columns guessed (no confirmed map)" if guessed else ""))
             self._emit_starters()
         except HRAssistantError as exc:
             self.job.emit("data", "Employee data: not available")

@@ -475,7 +475,9 @@ def cmd_data(args: argparse.Namespace) -> int:
     settings = load_settings()
     tool = build_data_tool(settings, Sources(employees=args.employees or ""))
     if args.check:
-        return _check_data(tool.table)
+        return _check_data(tool.table, args.write_map or "")
+    if args.write_map:
+        raise SettingsError("--write-map goes with --check.", hint="hr-assistant data --check --write-map columns.toml")
     if not args.expression:
         raise SettingsError("Give a query expression, or --check.", hint='hr-assistant data \'df["department"]'
                             '.value_counts()\' --user "Your Name"')
@@ -495,12 +497,46 @@ def cmd_data(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _check_data(table) -> int:
-    """``data --check``: what was understood of the employee file; exit 1 if some cells were not."""
+def _check_data(table, write_map: str = "") -> int:
+    """``data --check``: what was understood of the employee file, every role with its evidence and
+    confidence, the roles no column fills; exit 1 if some cells were not understood."""
+    from engine.data.column_map import write_map as map_text
+    from engine.data.columns import ROLES, unfilled
+    from engine.data.schema import infer_schema
+    from engine.paths import atomic_write_text
+
+    schema = infer_schema(table)
     print(f"{table.source}: {len(table.df)} rows, {len(table.columns)} columns")
+    conv = table.conventions
+    print(f"  numbers: decimal mark {conv.get('decimal') or 'not shown by the file (read value by value)'}; "
+          f"dates: {conv.get('dates') or 'ISO or unambiguous'}")
     for col in table.columns.values():
         roles = f" ({', '.join(col.roles)})" if col.roles else ""
-        print(f"  {col.name}: {col.dtype}{roles}, {col.missing} missing")
+        unit = schema.units.get(col.name, "")
+        period = schema.pay_periods.get(col.name, "")
+        extra = ", ".join(p for p in (unit, f"per {period}" if period else "") if p)
+        print(f"  {col.name}: {col.dtype}{roles}{f' [{extra}]' if extra else ''}, {col.missing} missing")
+    cmap = table.column_map
+    if cmap is not None and cmap.confirmed:
+        print(f"Column map: confirmed ({cmap.source}); nothing was guessed.")
+    else:
+        print("Column map: none confirmed; these roles were guessed (write one with --write-map FILE):")
+    for role in ROLES:
+        finding = table.findings.get(role)
+        cols = table.roles.get(role, [])
+        if finding is not None:
+            more = f" (and {', '.join(repr(c) for c in cols[1:])})" if len(cols) > 1 else ""
+            print(f"  {finding.line()}{more}")
+        elif cols:
+            print(f"  {role}: '{cols[0]}'" + (f" (made of {' + '.join(schema.name_parts)})" if schema.name_parts
+                                               and role == "name" else ""))
+    missing = [r for r in unfilled(table.roles) if not (r == "name" and schema.name_parts)]
+    if missing:
+        print("Not found: " + ", ".join(f"{r} ({ROLES[r]})" for r in missing))
+    if write_map:
+        atomic_write_text(Path(write_map), map_text(table))
+        print(f"Column map written to {write_map}: review it, set confirmed = true, and put it beside the data "
+              "(root-owned at a site) or into the site file's [columns].")
     problems = table.problems()
     for problem in problems:
         print(f"problem: {problem}")
@@ -936,6 +972,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help='for example: df[df["full_name"] == "Ana Cruz"]["sick_days_remaining"]')
     p.add_argument("--check", action="store_true",
                    help="check the employee file instead: rows, column types and cells that were not understood")
+    p.add_argument("--write-map", metavar="FILE",
+                   help="with --check: write the inferred column map (TOML) to FILE for IT to review and confirm")
     p.add_argument("--user", help=USER_HELP)
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--json", action="store_true", help="print JSON")

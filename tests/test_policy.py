@@ -50,6 +50,38 @@ def test_docx_headings_become_markdown(embedder):
     assert got[0].text == "# Travel and Expenses Policy" and any(line.text == "## Mileage" for line in got)
 
 
+def test_a_word_tables_rows_are_read_in_their_place_as_table_rows(tmp_path):
+    import docx
+
+    from engine.policy.chunker import chunk_lines
+
+    doc = docx.Document()
+    doc.add_heading("Notice periods (Kündigungsfristen)", level=2)
+    doc.add_paragraph("The notice you give depends on your length of service:")
+    table = doc.add_table(rows=3, cols=2)
+    for r, (a, b) in enumerate([("Length of service", "Notice"), ("Less than 2 years", "4 weeks"),
+                                ("2 years or more", "1 month to the end of a month")]):
+        table.cell(r, 0).text, table.cell(r, 1).text = a, b
+    merged = doc.add_table(rows=2, cols=3)
+    merged.cell(0, 0).merge(merged.cell(0, 1)).text = "Bonus"
+    merged.cell(0, 2).text = "Years"
+    merged.cell(1, 0).text, merged.cell(1, 1).text, merged.cell(1, 2).text = "5 %", "of pay", "3"
+    doc.add_heading("Overtime", level=2)
+    doc.add_paragraph("Overtime is paid at 125 %.")
+    path = tmp_path / "handbook.docx"
+    doc.save(str(path))
+    texts = [line.text for line in load_lines(path)]
+    start = texts.index("## Notice periods (Kündigungsfristen)")
+    assert texts[start + 2:start + 6] == ["| Length of service | Notice |", "| --- | --- |",
+                                          "| Less than 2 years | 4 weeks |",
+                                          "| 2 years or more | 1 month to the end of a month |"]
+    assert "| Bonus | Bonus | Years |" in texts  # a merged cell in each column it spans: the rows stay in line
+    assert texts.index("## Overtime") > texts.index("| 5 % | of pay | 3 |")  # the tables stay before the next heading
+    chunks = chunk_lines(load_lines(path), "handbook.docx")
+    notice = next(c for c in chunks if "Less than 2 years" in c.text)
+    assert "Notice periods" in notice.section
+
+
 def _minimal_pdf(text_lines: list[str]) -> bytes:
     content = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({t}) Tj T*" for t in text_lines) + " ET"
     objs = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

@@ -417,6 +417,10 @@ class MainWindow(AskingPart, ChatsPart, RequestsPart, ModelPart, DocumentsPart, 
     def _on_data_ready(self, info: dict) -> None:
         self.employees = info.get("employees", [])
         self.identity_info = info
+        guessed = info.get("columns_guessed") or []
+        self.data_status.setToolTip(
+            "No column map is confirmed; the column meanings were guessed:\n" + "\n".join(guessed)
+            + "\n\nIT: hr-assistant data --check --write-map FILE writes them for review." if guessed else "")
         if info.get("problems"):
             self._problem("Employee data", "The employee file has cells that were not understood: "
                           + "; ".join(info["problems"]) + ".", "Fix them in the file; until then they count as missing.")

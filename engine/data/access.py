@@ -124,6 +124,14 @@ class Viewer:
 ROW_KEY = "#row:"
 
 
+def _exact_key(text: Any) -> str:
+    import unicodedata
+
+    if isinstance(text, float) and text.is_integer():
+        text = int(text)
+    return " ".join(unicodedata.normalize("NFC", str(text)).lower().split())  # not casefold: ß is no ss here
+
+
 def find_user_row(table: EmployeeTable, user: str) -> int | None:
     """The row of the signed-in user: by name, id, email or user name (accent- and case-insensitive),
     or exactly the row ``#row:N`` that the identity layer pinned."""
@@ -133,12 +141,17 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
     key = normalise_name(unsort_name(user))  # "Okafor, Daniel" is Daniel Okafor
     if not key:
         return None
+    exact_key = _exact_key(unsort_name(user))
     for role in ("name", "employee_id", "email", "username"):
         col = table.role(role)
         if not col:
             continue
+        # Written exactly (but for case and spaces) first: "Jürgen Müller" and "Jurgen Muller" are two people.
         matches = [int(idx) for idx, value in table.df[col].items()
-                   if value is not None and value == value and normalise_name(unsort_name(value)) == key]
+                   if value is not None and value == value and _exact_key(unsort_name(value)) == exact_key]
+        if not matches:
+            matches = [int(idx) for idx, value in table.df[col].items()
+                       if value is not None and value == value and normalise_name(unsort_name(value)) == key]
         if len(matches) > 1:
             # Guessing would give one person the other's rights: name both rows instead.
             from engine.errors import DataFileError
@@ -163,8 +176,15 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
     if row is not None:
         if dept_col:
             dept = str(df.at[row, dept_col] or "")
+            from engine.data.columns import is_hr_department
+
+            mapped = table.column_map.hr_departments if table.column_map is not None else []
             extra = {normalise_name(d) for d in policy.hr_departments}
-            if HR_DEPARTMENT.match(dept) or normalise_name(dept) in extra:
+            if mapped:  # IT's confirmed map names HR: nobody else is
+                is_hr = normalise_name(dept) in {normalise_name(d) for d in mapped}
+            else:
+                is_hr = bool(HR_DEPARTMENT.match(dept)) or is_hr_department(dept) or normalise_name(dept) in extra
+            if is_hr:
                 role = "hr"
         if mgr_col:
             keys = set()

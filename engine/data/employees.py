@@ -68,6 +68,8 @@ class Column:
     bad_cells: list[tuple[int, str]] = field(default_factory=list)
     #: The columns a derived column is made of ("First Name", "Last Name" for a name), or None.
     derived_from: list[str] | None = None
+    decimal: str = ""  # the decimal mark its numbers were read with ("," or "."; "" each value decided)
+    ambiguous_dates: bool = False  # dates that fit day-first and month-first, with nothing to say which
 
 
 @dataclass
@@ -83,6 +85,9 @@ class EmployeeTable:
     #: the column meanings, so it cannot make a column public that the guess kept private.
     public_cap: set[str] | None = None
     sha256: str = ""  # fingerprint of the data as read
+    findings: dict[str, Any] = field(default_factory=dict)  # role -> engine.data.columns.Finding
+    column_map: Any = None  # the engine.data.column_map.ColumnMap in force (site file and side file)
+    conventions: dict[str, str] = field(default_factory=dict)  # "decimal": ",", "dates": "day-first"
 
     def role(self, role: str) -> str | None:
         names = self.roles.get(role) or []
@@ -269,15 +274,29 @@ def _read_xlsx_rows(path: Path) -> list[list[str]]:
 
 
 # -- type inference -------------------------------------------------------------------------------------
-def parse_number(text: str) -> float | None:
-    """``1,250.50`` / ``$ 85,000`` / ``₱20,000`` / ``1.250,50`` / ``(300)`` -> float; None if not a number."""
+def parse_number(text: str, decimal: str = "") -> float | None:
+    """``1,250.50`` / ``$ 85,000`` / ``₱20,000`` / ``1.250,50`` / ``(300)`` -> float; None if not a number.
+
+    ``decimal`` is the file's decimal mark where it is known ("," in ``4.850,00``, ``12,5``): then
+    ``4.850`` is four thousand eight hundred and fifty, not 4.85. Unknown (""), each value decides."""
     t = text.strip()
     if not t:
         return None
     m = _CURRENCY.match(t)
     if not m:
         return None
-    sign, body = m.group(1), m.group(2).replace(" ", "").replace("'", "").replace("\u00a0", "")
+    sign, body = m.group(1), re.sub(r"[\s'\u00a0\u202f]", "", m.group(2))
+    if decimal in (",", "."):
+        group = "." if decimal == "," else ","
+        if body.count(decimal) > 1 or (body.count(group) and not re.fullmatch(
+                rf"\d{{1,3}}(\{group}\d{{3}})+(\{decimal}\d*)?", body)):
+            return None
+        body = body.replace(group, "").replace(decimal, ".")
+        try:
+            value = float(body)
+        except ValueError:
+            return None
+        return -abs(value) if (t.startswith("(") and t.endswith(")") or sign == "-") else value
     if body.count(",") and body.count("."):
         if body.rfind(",") > body.rfind("."):  # 1.250,50
             body = body.replace(".", "").replace(",", ".")
@@ -305,7 +324,35 @@ def parse_number(text: str) -> float | None:
     return value
 
 
-def _date_format(values: list[str]) -> str | None:
+_COMMA_DECIMAL = re.compile(r"^[-+(]?\s*[$€£]?\s*(\d{1,3}(\.\d{3})+,\d+|\d+,\d{1,2}|\d+,\d{4,})\s*[$€£%]?\)?$")
+_DOT_DECIMAL = re.compile(r"^[-+(]?\s*[$€£]?\s*(\d{1,3}(,\d{3})+\.\d+|\d+\.\d{1,2}|\d+\.\d{4,})\s*[$€£%]?\)?$")
+
+
+def decimal_mark(rows: list[list[str]]) -> str:
+    """The file's decimal mark, decided from all its cells: "," where some are written ``4.850,00`` or
+    ``12,5`` and none ``4,850.00`` or ``12.5``; "." the other way round; "" where the cells cannot tell
+    (only whole numbers, or both kinds)."""
+    comma = dot = 0
+    for row in rows[1:]:
+        for cell in row:
+            if not cell or not cell[-1].isdigit() and cell[-1] not in "€$£%)":
+                continue
+            if _COMMA_DECIMAL.match(cell):
+                comma += 1
+            elif _DOT_DECIMAL.match(cell):
+                dot += 1
+    return "," if comma and not dot else "." if dot and not comma else ""
+
+
+#: Formats with the day and month in either order: the column, or the file, must say which.
+_DAY_FIRST = {"%d/%m/%Y": "%m/%d/%Y", "%d/%m/%y": "%m/%d/%y", "%d-%m-%Y": "%m-%d-%Y"}
+_MONTH_FIRST = {v: k for k, v in _DAY_FIRST.items()}
+
+
+def _date_format(values: list[str], order: str = "") -> str | None:
+    """The one format every value fits. Where both day-first and month-first fit (no day above 12),
+    ``order`` ("day-first"/"month-first", from the file's other dates or the column map) decides;
+    without it the column cannot tell, and None is returned (the caller reports it)."""
     candidates = []
     for fmt in DATE_FORMATS:
         try:
@@ -314,10 +361,36 @@ def _date_format(values: list[str]) -> str | None:
         except ValueError:
             continue
         candidates.append(fmt)
-    return candidates[0] if candidates else None
+    if not candidates:
+        return None
+    fmt = candidates[0]
+    twin = _DAY_FIRST.get(fmt) or _MONTH_FIRST.get(fmt)
+    if twin and twin in candidates:
+        if order == "day-first":
+            return fmt if fmt in _DAY_FIRST else twin
+        if order == "month-first":
+            return fmt if fmt in _MONTH_FIRST else twin
+        return None
+    return fmt
 
 
-def _infer(name: str, values: list[str]) -> Column:
+def date_order(rows: list[list[str]], width: int) -> str:
+    """Whether the file writes dates day first or month first, from the columns that can tell (a day
+    above 12, or dates with dots, which are day-first everywhere): "day-first", "month-first" or ""."""
+    day = month = 0
+    for i in range(width):
+        cells = [r[i] for r in rows[1:] if i < len(r) and r[i]]
+        parts = [re.fullmatch(r"(\d{1,2})([./-])(\d{1,2})\2(\d{2,4})", c) for c in cells[:400]]
+        if not cells or not all(parts):
+            continue
+        if any(p.group(2) == "." for p in parts if p) or any(int(p.group(1)) > 12 for p in parts if p):
+            day += 1
+        elif any(int(p.group(3)) > 12 for p in parts if p):
+            month += 1
+    return "day-first" if day and not month else "month-first" if month and not day else ""
+
+
+def _infer(name: str, values: list[str], decimal: str = "", order: str = "") -> Column:
     present = [v for v in values if v and v.lower() not in ("na", "n/a", "nan", "null", "none", "-")]
     col = Column(name=name, dtype="text", missing=len(values) - len(present))
     col.examples = list(dict.fromkeys(present))[:3]
@@ -327,7 +400,7 @@ def _infer(name: str, values: list[str]) -> Column:
         col.dtype = "bool"
         return col
     looks_like_id = bool(ROLE_PATTERNS["employee_id"].search(name))
-    numbers = [parse_number(v) for v in present]
+    numbers = [parse_number(v, decimal) for v in present]
     bad = sum(n is None for n in numbers)
     # A few stray cells (a spreadsheet formula "=1+1", "n.a.", a note) must not turn a salary
     # column into text: it stays numeric and the stray cells are reported, not guessed.
@@ -337,13 +410,16 @@ def _infer(name: str, values: list[str]) -> Column:
         col.dtype = "int" if all(float(n).is_integer() for n in good) else "float"
         if bad:
             col.bad_cells = [(i + 2, v) for i, v in enumerate(values)
-                             if v and v.lower() not in _BLANK and parse_number(v) is None]
+                             if v and v.lower() not in _BLANK and parse_number(v, decimal) is None]
             col.missing += len(col.bad_cells)
         return col
     if any(ch.isdigit() for ch in present[0]):
-        fmt = _date_format(present)
+        fmt = _date_format(present, order)
         if fmt:
             col.dtype, col.date_format = "date", fmt
+        elif _date_format(present, "day-first"):
+            col.ambiguous_dates = True  # both orders fit and nothing in the file says which
+    col.decimal = decimal
     return col
 
 
@@ -353,14 +429,14 @@ _PLAIN_NUMBER = r"^[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$"
 _SAMPLE = 200
 
 
-def _column(name: str, values: list[str]):
+def _column(name: str, values: list[str], decimal: str = "", order: str = ""):
     """Infer a column's type from a sample, convert the whole column vectorised, and fall back to
     value-by-value inference over every value when the sample misled (exact, only slower)."""
     sample = values if len(values) <= 2 * _SAMPLE else values[:_SAMPLE] + values[-_SAMPLE:]
-    col = _infer(name, sample)
-    series = _fast_convert(col, values) if len(values) > 2 * _SAMPLE else None
+    col = _infer(name, sample, decimal, order)
+    series = _fast_convert(col, values) if len(values) > 2 * _SAMPLE and not decimal == "," else None
     if series is None:
-        col = _infer(name, values) if sample is not values else col
+        col = _infer(name, values, decimal, order) if sample is not values else col
         series = _convert(col, values)
     else:
         col.missing = int(series.isna().sum())
@@ -402,7 +478,7 @@ def _convert(col: Column, values: list[str]):
 
     blank = {"", "na", "n/a", "nan", "null", "none", "-"}
     if col.dtype in ("int", "float"):
-        nums = [None if v.lower() in blank else parse_number(v) for v in values]
+        nums = [None if v.lower() in blank else parse_number(v, col.decimal) for v in values]
         series = pd.Series(nums, dtype="float64")
         if col.dtype == "int" and not series.isna().any():
             series = series.astype("int64")
@@ -564,22 +640,45 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
             h, n = f"{base}_{n}", n + 1
         names.append(h)
     data = rows[1:]
-    columns: dict[str, Column] = {}
-    series = {}
-    for i, name in enumerate(names):
-        values = [r[i] if i < len(r) else "" for r in data]
-        col, series[name] = _column(name, values)
-        columns[name] = col
-    df = pd.DataFrame(series)
-    roles = _guess_roles(columns, df)
-    guessed_pay = set(roles.get("pay", []))
     side_conf, trusted, mine = _read_side_file(side) if side is not None else ({}, True, True)
     from_file = side_conf.get("columns", {})
     side_name = side.name if side is not None else "beside the data"
     if not isinstance(from_file, dict):
         raise DataFileError(f"The column settings beside {label} need a [columns] table.",
                             hint='For example: [columns]\nname = "Full Name"')
-    notes: list[str] = []
+    from engine.data.column_map import ColumnMap
+
+    # The map's own tables ([columns.format], [columns.units], [columns.pay], [columns.hr], confirmed) are
+    # read here; its role lines go through the trust rules below like any column setting.
+    site_map = ColumnMap.parse(dict(overrides or {}), "the site file's [columns]", trust="site")
+    side_trust = "site" if trusted else "own" if (own_data and mine) else "none"
+    side_map = ColumnMap.parse(dict(from_file), side_name, trust=side_trust)
+    cmap = side_map.merged(site_map)
+    overrides = {k: v for k, v in (overrides or {}).items() if not isinstance(v, dict) and k != "confirmed"}
+    from_file = {k: v for k, v in from_file.items() if not isinstance(v, dict) and k != "confirmed"}
+    decimal = cmap.decimal or decimal_mark(rows)
+    order = cmap.dates or date_order(rows, len(names))
+    columns: dict[str, Column] = {}
+    series = {}
+    for i, name in enumerate(names):
+        values = [r[i] if i < len(r) else "" for r in data]
+        col, series[name] = _column(name, values, decimal, order)
+        columns[name] = col
+    cmap.check_columns(columns, label)
+    df = pd.DataFrame(series)
+    roles = _guess_roles(columns, df)
+    from engine.data.columns import infer_roles
+    from engine.data.schema import guess_semantic_roles
+
+    taken = {c for cols in roles.values() for c in cols}
+    for role, cols in guess_semantic_roles(columns, taken).items():
+        roles.setdefault(role, cols)
+    roles, findings = infer_roles(columns, df, roles)
+    if cmap.confirmed:
+        roles = {r: c for r, c in roles.items() if r == "sorted_name"}  # the confirmed map is complete
+        findings = {}
+    guessed_pay = set(roles.get("pay", []))
+    notes: list[str] = list(side_map.notes)
     public_cap = None
     if not trusted:
         # A side file a user could have written may only make more columns private, unless it is
@@ -618,17 +717,24 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
                     hint="Only a column-meaning file placed by IT (or the site file's [columns]) may do that; "
                          "remove the line.")
         roles[role] = wanted
-    from engine.data.schema import guess_semantic_roles
+        from engine.data.columns import Finding
 
-    taken = {c for cols in roles.values() for c in cols}
-    for role, cols in guess_semantic_roles(columns, taken).items():
-        roles.setdefault(role, cols)
+        where = "the site file's [columns]" if role in (overrides or {}) else side_name
+        findings[role] = Finding(role, wanted[0], 1.0, [f"set in {where}"])
     df, columns = _derive_name(df, columns, roles)
     for role, cols in roles.items():
         for c in cols:
             if role not in columns[c].roles:
                 columns[c].roles.append(role)
     table = EmployeeTable(df=df, columns=columns, source=source, roles=roles)
+    table.findings = findings
+    table.column_map = cmap
+    table.conventions = {"decimal": decimal, "dates": order}
+    for col in columns.values():
+        if col.ambiguous_dates:
+            notes.append(f"'{col.name}' holds dates that fit both day-first and month-first, and nothing in the "
+                         "file says which, so they are not read as dates; set dates = \"day-first\" (or "
+                         "\"month-first\") under [columns.format] in the column map")
     table.notes = notes
     table.public_cap = public_cap
     table.sha256 = sha256

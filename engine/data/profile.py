@@ -105,6 +105,13 @@ def _plural(n: int, word: str) -> str:
 
 _PROBATION = re.compile(r"probation|introductory|trial period|\bon trial\b", re.I)
 
+def _on_probation(value: Any) -> bool:
+    """Whether a status cell says probation, in any language ("Probation", "Probezeit", "période d'essai")."""
+    from engine.data.vocab import vocabulary
+
+    return isinstance(value, str) and bool(_PROBATION.search(value) or vocabulary().value_kind(value, ("probation",)))
+
+
 def service(start: _dt.date, today: _dt.date) -> tuple[int, int, int]:
     """Completed years, the months after them, and days, from ``start`` to ``today``."""
     months = (today.year - start.year) * 12 + today.month - start.month - (today.day < start.day)
@@ -147,6 +154,11 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
                 note += f", because {pay_basis_col} is {_text(df.at[row, pay_basis_col])}"
         elif unit:
             note = unit
+        from engine.data.columns import gloss
+
+        meaning = gloss(table, col.name)  # "Resturlaub (Tage)" is the vacation balance
+        if meaning:
+            note = f"{meaning}, {note}" if note else meaning
         if "manager" in col.roles:
             text = _manager_name(table, text) or text
         profile.facts.append(Fact(col.name, text, note, col.name))
@@ -214,13 +226,15 @@ def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | Non
             out.append(Fact("Probation", f"ends on {end.isoformat()}, in {_plural(left, 'day')}" if left > 0
                             else f"ended on {end.isoformat()}"))
     kind = table.role("employment_type")
-    if kind and viewer.can_read(kind, [row]) and not any(f.label == "Probation" for f in out):
+    for said in (kind, table.role("status")):
+        if not said or not viewer.can_read(said, [row]) or any(f.label == "Probation" for f in out):
+            continue
         # A status column that says "Probation" for some people says, for everyone else, that theirs is over.
-        value = _text(df.at[row, kind])
-        if _PROBATION.search(value):
-            out.append(Fact("Probation", "on probation now", f"{kind}: {value}"))
-        elif value and any(isinstance(v, str) and _PROBATION.search(v) for v in df[kind]):
-            out.append(Fact("Probation", "not on probation", f"{kind}: {value}"))
+        value = _text(df.at[row, said])
+        if _on_probation(value):
+            out.append(Fact("Probation", "on probation now", f"{said}: {value}"))
+        elif value and any(_on_probation(v) for v in df[said]):
+            out.append(Fact("Probation", "not on probation", f"{said}: {value}"))
     if kind and viewer.can_read(kind, [row]):
         part = part_time_value(df.at[row, kind])
         if part is not None:

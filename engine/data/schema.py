@@ -67,6 +67,13 @@ def column_unit(name: str, dtype: str, roles: list[str]) -> str:
         return "weeks"
     if _DAYS.search(name) or _BALANCE.search(name):
         return "days"  # a leave balance with no unit in its name is kept in days almost everywhere
+    from engine.data.columns import header_unit
+
+    unit = header_unit(name)  # "Resturlaub (Tage)", "Verlofsaldo (uren)": the other languages' words
+    if unit:
+        return unit
+    if "vacation_balance" in roles or "sick_balance" in roles:
+        return "days"
     return ""
 
 
@@ -78,7 +85,9 @@ def pay_period(name: str) -> str:
         return "hour"
     if _ANNUAL.search(name) or re.search(r"salary", name, re.I):
         return "year"
-    return ""
+    from engine.data.columns import header_period
+
+    return header_period(name)  # "Jahresgehalt", "Salaire mensuel", "Uurloon"
 
 
 def _says(value: Any, yes, no) -> bool | None:
@@ -88,9 +97,17 @@ def _says(value: Any, yes, no) -> bool | None:
     return True if yes(value) else False if no(value) else None
 
 
+def _vocab_says(value: Any, yes: str, no: str) -> bool | None:
+    from engine.data.vocab import vocabulary
+
+    kind = vocabulary().value_kind(value, (yes, no))
+    return True if kind == yes else False if kind == no else None
+
+
 def hourly_value(value: Any) -> bool | None:
-    """Whether a pay-basis cell says "hourly" (True), "salaried" (False) or neither (None)."""
-    return _says(value, _HOURLY_VALUE.match, _SALARY_VALUE.match)
+    """Whether a pay-basis cell says "hourly" (True), "salaried" (False) or neither (None), in any language."""
+    said = _says(value, _HOURLY_VALUE.match, _SALARY_VALUE.match)
+    return said if said is not None else _vocab_says(value, "hourly", "salaried")
 
 
 _PERIOD_VALUE = {"hour": re.compile(r"^\s*(hourly|hour|hrly|h)\s*$", re.I),
@@ -116,8 +133,10 @@ def basis_period(value: Any, header_period: str = "") -> str:
 
 
 def part_time_value(value: Any) -> bool | None:
-    """Whether an employment-type cell says part-time (True), full-time (False) or neither (None)."""
-    return _says(value, _PART_TIME.search, _FULL_TIME.search)
+    """Whether an employment-type cell says part-time (True), full-time (False) or neither (None), in any
+    language ("Teilzeit", "temps partiel")."""
+    said = _says(value, _PART_TIME.search, _FULL_TIME.search)
+    return said if said is not None else _vocab_says(value, "part_time", "full_time")
 
 
 def guess_semantic_roles(columns: dict, taken: set[str]) -> dict[str, list[str]]:
@@ -191,12 +210,15 @@ def infer_schema(table) -> Schema:
     """The :class:`Schema` of a loaded table (its roles are already set)."""
     schema = Schema()
     schema.pay_basis = table.role("pay_basis") or ""
+    cmap = getattr(table, "column_map", None)
     for name, col in table.columns.items():
-        unit = column_unit(name, col.dtype, col.roles)
+        spec = cmap.pay.get(name, {}) if cmap is not None and "pay" in col.roles else {}
+        unit = spec.get("currency") or (cmap.units.get(name) if cmap is not None else "") \
+            or column_unit(name, col.dtype, col.roles)
         if unit:
             schema.units[name] = unit
         if "pay" in col.roles:
-            schema.pay_periods[name] = pay_period(name)
+            schema.pay_periods[name] = spec.get("period") or pay_period(name)
     derived = [c for c in table.columns.values() if getattr(c, "derived_from", None)]
     if derived:
         schema.derived_name = derived[0].name
@@ -215,6 +237,10 @@ def leave_columns(table) -> dict[str, str]:
     books against these, and ``admin init-db`` gives the same map to the database, which computes
     a request's balances from the employee's own row."""
     out: dict[str, str] = {}
+    for kind in ("vacation", "sick"):  # the balances the column roles found, in any language, first
+        cols = [c for c in table.roles.get(f"{kind}_balance", []) if table.columns[c].dtype in ("int", "float")]
+        if cols:
+            out[kind] = cols[0]
     for kind, pattern in LEAVE_TYPES.items():
         for name, col in table.columns.items():
             if col.dtype in ("int", "float") and pattern.search(name) and kind not in out:

@@ -67,9 +67,18 @@ def stem(word: str) -> str:
     return word
 
 
+def _fold(text: str) -> str:
+    """Lower case without accents, so "Kündigung" is one word "kundigung" (not "k" and "ndigung") and
+    matches "Kundigung"; letters of any script stay letters."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", text.lower().replace("ß", "ss"))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
 def tokenize(text: str, expand: bool = False) -> list[str]:
     """Lower-case, stemmed word tokens without stop words (for BM25); ``expand`` adds synonyms (queries)."""
-    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP]
+    words = [w for w in re.findall(r"[^\W_]+", _fold(text)) if w not in _STOP]
     if expand:
         words += [SYNONYMS[w] for w in words if w in SYNONYMS]
     return [stem(w) for w in words]

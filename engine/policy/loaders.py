@@ -117,10 +117,23 @@ def _docx_lines(path: Path) -> list[Line]:
     import docx
 
     _check_docx(path)
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
     document = docx.Document(str(path))
     lines: list[Line] = []
     number = 0
-    for para in document.paragraphs:
+    # Paragraphs and tables in document order: a notice-period table belongs under its heading.
+    for child in document.element.body.iterchildren():
+        tag = child.tag.rsplit("}", 1)[-1]
+        if tag == "tbl":
+            for row_text in _docx_table_rows(Table(child, document)):
+                number += 1
+                lines.append(Line(_clean(row_text), number))
+            continue
+        if tag != "p":
+            continue
+        para = Paragraph(child, document)
         text = para.text.strip()
         if not text:
             continue
@@ -132,12 +145,25 @@ def _docx_lines(path: Path) -> list[Line]:
         elif style == "title":
             text = "# " + text
         lines.append(Line(_clean(text), number))
-    for table in document.tables:
-        for row in table.rows:
-            number += 1
-            cells = [c.text.strip() for c in row.cells]
-            lines.append(Line(" | ".join(c for c in cells if c), number))
     return lines
+
+
+def _docx_table_rows(table) -> list[str]:
+    """A Word table as Markdown table rows (its first row the header), so its rows are read like a
+    Markdown handbook's: one row a unit the pipelines can pick (a notice period by years of service).
+    A merged cell stands in every column and row it spans, so each row reads whole and in line."""
+    rows: list[list[str]] = []
+    for row in table.rows:
+        cells = [" ".join(cell.text.split()).replace("|", "/") for cell in row.cells]
+        if any(cells):
+            rows.append(cells)
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    out = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in rows]
+    if len(rows) > 1:
+        out.insert(1, "| " + " | ".join(["---"] * width) + " |")
+    return out
 
 
 def load_lines(path: Path) -> list[Line]:

@@ -1,0 +1,250 @@
+"""Column roles from header words in several languages and from the values; the file's number and date
+conventions; the column map IT confirms (engine/data/columns.py, vocab.py, column_map.py)."""
+
+from __future__ import annotations
+
+import random
+import tomllib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.data.access import AccessPolicy, find_user_row, make_viewer
+from engine.data.column_map import write_map
+from engine.data.columns import ROLES, header_candidates
+from engine.data.employees import decimal_mark, load_employees, parse_number
+from engine.data.schema import infer_schema, leave_columns, part_time_value
+from engine.data.vocab import vocabulary
+from engine.errors import DataFileError
+
+GERMAN = (
+    "\ufeffPersonalnummer;Vorname;Name;Abteilung;Position;Vorgesetzter;Standort;Eintrittsdatum;Befristet bis;"
+    "Beschäftigungsart;Status;Wochenstunden;Monatsgehalt (EUR);Resturlaub (Tage);Krankheitstage 2026;Benutzername;"
+    "E-Mail\r\n"
+    "1001;Jürgen;Weiß;Geschäftsführung;Geschäftsführer;;Stuttgart;01.04.2009;;Vollzeit;Aktiv;40;12.400,00;8;2;"
+    "jweiss;j.weiss@bfm.example\r\n"
+    "1002;Sabine;Krüger;Personal;Personalleiterin;1001;Stuttgart;15.01.2014;;Vollzeit;Aktiv;40;6.150,00;14,5;0;"
+    "skrueger;s.krueger@bfm.example\r\n"
+    "1003;Anna;Müller;Fertigung;Meisterin;1001;Chemnitz;03.09.2016;;Vollzeit;Aktiv;40;4.850,00;12,5;3;"
+    "amueller;a.mueller@bfm.example\r\n"
+    "1004;Anna;Muller;Vertrieb;Vertriebsassistentin;1002;Stuttgart;20.02.2021;;Teilzeit;Elternzeit;20;2.425,50;"
+    "30;0;amuller;a.muller@bfm.example\r\n"
+    "1005;Özlem;Yılmaz;Fertigung;Zerspanungsmechanikerin;1003;Chemnitz;01.07.2026;31.12.2027;Vollzeit;Probezeit;"
+    "38,5;3.900,00;9;1;oyilmaz;o.yilmaz@bfm.example\r\n"
+    "1006;Sören;Käßmann;Fertigung;Mechatroniker;1003;Chemnitz;14.11.2019;;Teilzeit;Aktiv;30;3.120,00;20;4;"
+    "skaessmann;s.kaessmann@bfm.example\r\n"
+)
+
+
+@pytest.fixture
+def german(tmp_path):
+    path = tmp_path / "personal_export.csv"
+    path.write_bytes(GERMAN.encode("utf-8"))
+    return path
+
+
+# -- the language files' corpora -----------------------------------------------------------------
+def _corpus_lines():
+    vocab = vocabulary()
+    for lang, corpus in vocab.corpus.items():
+        for key, headers in corpus.items():
+            for header in headers:
+                yield pytest.param(lang, key, header, id=f"{lang}-{key}-{header}")
+
+
+def _best_role(header: str) -> str:
+    found = header_candidates(header)
+    return found[0][0] if found else ""
+
+
+@pytest.mark.parametrize("lang,key,header", list(_corpus_lines()))
+def test_every_corpus_line_of_every_language_gets_its_role_and_no_negative_line_does(lang, key, header):
+    best = _best_role(header)
+    if key.startswith("not_"):
+        assert best != key[4:], f"{header!r} ({lang}) must not be {key[4:]}"
+    else:
+        assert best == key, f"{header!r} ({lang}) should be {key}, got {best or 'nothing'}"
+
+
+def test_every_language_file_has_a_corpus_and_roles_the_data_layer_knows():
+    vocab = vocabulary()
+    assert {"en", "de", "fr", "es", "nl", "it", "pt"} <= set(vocab.languages)
+    assert set(vocab.headers) <= set(ROLES)
+    for lang, corpus in vocab.corpus.items():
+        assert sum(len(v) for k, v in corpus.items() if not k.startswith("not_")) >= 10, lang
+        assert sum(len(v) for k, v in corpus.items() if k.startswith("not_")) >= 5, lang
+
+
+# -- a German export ---------------------------------------------------------------------------------
+def test_a_german_excel_export_is_understood_from_its_headers_and_values(german):
+    table = load_employees(german)
+    roles = {r: c[0] for r, c in table.roles.items() if c}
+    assert roles["employee_id"] == "Personalnummer"
+    assert roles["first_name"] == "Vorname" and roles["last_name"] == "Name"  # "Name" beside "Vorname"
+    assert table.df[roles["name"]].tolist()[:2] == ["Jürgen Weiß", "Sabine Krüger"]
+    assert roles["manager"] == "Vorgesetzter"
+    assert any("ids of 'Personalnummer'" in e for e in table.findings["manager"].evidence)
+    assert roles["department"] == "Abteilung" and roles["site"] == "Standort" and roles["job_title"] == "Position"
+    assert roles["hire_date"] == "Eintrittsdatum" and table.columns["Eintrittsdatum"].dtype == "date"
+    assert str(table.df.at[0, "Eintrittsdatum"].date()) == "2009-04-01"  # day first
+    assert roles["contract_end"] == "Befristet bis"
+    assert roles["employment_type"] == "Beschäftigungsart" and roles["status"] == "Status"
+    assert roles["weekly_hours"] == "Wochenstunden" and table.df.at[4, "Wochenstunden"] == 38.5
+    assert table.pay_columns == ["Monatsgehalt (EUR)"]
+    assert table.df["Monatsgehalt (EUR)"].tolist()[:4] == [12400.0, 6150.0, 4850.0, 2425.5]
+    assert roles["username"] == "Benutzername" and roles["email"] == "E-Mail"
+    assert table.conventions == {"decimal": ",", "dates": "day-first"}
+    schema = infer_schema(table)
+    assert schema.units["Monatsgehalt (EUR)"] == "EUR" and schema.pay_periods["Monatsgehalt (EUR)"] == "month"
+    assert schema.units["Resturlaub (Tage)"] == "days" and table.df.at[2, "Resturlaub (Tage)"] == 12.5
+    assert leave_columns(table) == {"vacation": "Resturlaub (Tage)", "sick": "Krankheitstage 2026"}
+    assert part_time_value("Teilzeit") is True and part_time_value("Vollzeit") is False
+
+
+def test_who_is_hr_and_who_manages_whom_in_a_german_export(german):
+    table = load_employees(german)
+    assert make_viewer(table, "Sabine Krüger").role == "hr"  # Abteilung "Personal"
+    boss = make_viewer(table, "Anna Müller")
+    assert boss.role == "manager" and sorted(boss.reports) == ["Sören Käßmann", "Özlem Yılmaz"]
+    # The personnel number signs in as well as the name; umlauts make different people.
+    assert find_user_row(table, "1004") == 3
+    assert find_user_row(table, "Anna Müller") == 2 and find_user_row(table, "Anna Muller") == 3
+    assert find_user_row(table, "soren kassmann") == 5  # no exact spelling given: the folded one is unique
+
+
+def test_the_site_can_say_who_is_hr_and_then_nobody_else_is(german, tmp_path):
+    table = load_employees(german, overrides={"hr": {"departments": ["Vertrieb"]}})
+    assert make_viewer(table, "Anna Muller").role == "hr"
+    assert make_viewer(table, "Sabine Krüger").role == "manager"  # Personal, but the site says Vertrieb is HR
+    assert make_viewer(table, "Sören Käßmann", AccessPolicy(hr_departments=["Fertigung"])).role == "employee"
+
+
+def test_the_record_says_in_english_what_a_german_column_is(german):
+    from engine.data.profile import build_profile
+    from engine.tools.employee_data import EmployeeDataTool
+
+    tool = EmployeeDataTool(load_employees(german))
+    text = build_profile(tool, "Anna Müller", "2026-11-25").render()
+    assert "Resturlaub (Tage): 12.5 (vacation balance, days)" in text
+    assert "Monatsgehalt (EUR): 4850 (pay, EUR per month)" in text
+    assert "Vorgesetzter: Jürgen Weiß" in text
+
+
+# -- conventions -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,mark,value", [
+    ("4.850,00", ",", 4850.0), ("4.850", ",", 4850.0), ("12,5", ",", 12.5), ("3 250,00", ",", 3250.0),
+    ("3\u202f250,00", ",", 3250.0), ("4,850.00", ".", 4850.0), ("4,850", ".", 4850.0), ("12.5", ".", 12.5),
+    ("1.2.3", ",", None), ("12,5", ".", None)])
+def test_numbers_are_read_with_the_files_decimal_mark(text, mark, value):
+    assert parse_number(text, mark) == value
+
+
+def test_the_decimal_mark_is_decided_from_the_whole_file():
+    assert decimal_mark([["h"], ["4.850"], ["12,5"]]) == ","
+    assert decimal_mark([["h"], ["4,850"], ["12.5"]]) == "."
+    assert decimal_mark([["h"], ["4850"], ["01.02.2020"]]) == ""
+    assert decimal_mark([["h"], ["12,5"], ["12.5"]]) == ""  # both: each value decides
+
+
+def test_dates_that_cannot_tell_their_order_are_not_guessed(tmp_path):
+    path = tmp_path / "staff.csv"
+    path.write_text("Name,Start Date,Leave Days\nAna Cruz,03/04/2020,5\nBo Li,11/12/2019,7\n", encoding="utf-8")
+    table = load_employees(path)
+    assert table.columns["Start Date"].dtype == "text"
+    assert any("day-first" in p and "Start Date" in p for p in table.problems())
+    # The map says which, and then they are dates.
+    confirmed = load_employees(path, overrides={"format": {"dates": "day-first"}})
+    assert str(confirmed.df.at[0, "Start Date"].date()) == "2020-04-03"
+    # Another date column of the file that can tell decides for it.
+    path.write_text("Name,Start Date,Born\nAna Cruz,03/04/2020,25/12/1990\nBo Li,11/12/2019,01/02/1985\n",
+                    encoding="utf-8")
+    assert str(load_employees(path).df.at[0, "Start Date"].date()) == "2020-04-03"
+
+
+# -- the column map ------------------------------------------------------------------------------------
+def test_the_written_map_reads_back_as_the_same_roles_and_is_checked_against_the_file(german, tmp_path):
+    table = load_employees(german)
+    text = write_map(table)
+    conf = tomllib.loads(text)["columns"]
+    assert conf["confirmed"] is False and conf["manager"] == "Vorgesetzter"
+    assert conf["format"] == {"decimal": ",", "dates": "day-first"}
+    assert conf["money"]["Monatsgehalt (EUR)"] == {"period": "month", "currency": "EUR"}
+    conf["confirmed"] = True
+    again = load_employees(german, overrides=conf)
+    for role in ROLES:
+        assert again.roles.get(role, [])[:1] == table.roles.get(role, [])[:1] or role == "name", role
+    assert all(f.confidence == 1.0 for f in again.findings.values())
+    renamed = dict(conf, units={"Urlaub (Tage)": "days"})
+    with pytest.raises(DataFileError, match="Urlaub \\(Tage\\)"):
+        load_employees(german, overrides=renamed)
+    with pytest.raises(DataFileError, match="decimal"):
+        load_employees(german, overrides={"format": {"decimal": ";"}})
+
+
+def test_a_side_file_someone_else_could_write_cannot_say_who_is_hr(german, tmp_path):
+    side = german.with_suffix(".csv.toml")
+    side.write_text('[columns]\n[columns.hr]\ndepartments = ["Fertigung"]\n', encoding="utf-8")
+    side.chmod(0o666)  # anyone could have written it (the tests run as root, whose own file IT's would be)
+    table = load_employees(german)
+    assert make_viewer(table, "Anna Müller").role == "manager"  # not HR: a user's file raises no rights
+    assert any("who is HR" in p for p in table.problems())
+
+
+def test_data_check_prints_every_role_with_evidence_and_the_roles_not_found(german, tmp_path, capsys):
+    from engine.cli import _check_data
+
+    out_map = tmp_path / "map.toml"
+    _check_data(load_employees(german), str(out_map))
+    out = capsys.readouterr().out
+    assert "manager: 'Vorgesetzter' (" in out and "of its values are" in out
+    assert "decimal mark ," in out and "day-first" in out
+    assert "Not found:" in out and "pay_basis" in out
+    assert "Column map: none confirmed" in out
+    assert tomllib.loads(out_map.read_text(encoding="utf-8"))["columns"]["employee_id"] == "Personalnummer"
+
+
+# -- property: the map does not depend on column order, header synonyms or the decimal mark ----------------
+_SYNONYMS = {
+    "employee_id": ["Personalnummer", "Matricule", "Employee ID", "Personeelsnummer", "Número de empleado"],
+    "first_name": ["Vorname", "Prénom", "First Name", "Voornaam"],
+    "last_name": ["Nachname", "Nom de famille", "Last Name", "Achternaam"],
+    "manager": ["Vorgesetzter", "Responsable", "Line Manager", "Leidinggevende", "Jefe directo"],
+    "department": ["Abteilung", "Service", "Department", "Afdeling", "Departamento"],
+    "hire_date": ["Eintrittsdatum", "Date d'entrée", "Hire Date", "Datum in dienst", "Fecha de alta"],
+    "pay": ["Monatsgehalt (EUR)", "Salaire mensuel (EUR)", "Monthly Salary (EUR)", "Maandsalaris (EUR)"],
+    "vacation_balance": ["Resturlaub (Tage)", "Solde congés (jours)", "Vacation Days Left", "Verlofdagen",
+                         "Vacaciones pendientes (días)"],
+}
+_FIRST = ["Ana", "Jörg", "Léa", "Pieter", "Søren", "Maria", "Tomasz", "Ines"]
+_LAST = ["Berg", "Müller", "Dubois", "de Vries", "García", "Kowalski", "Rossi", "Silva"]
+
+
+def _export(rng: random.Random, headers: dict[str, str], order: list[str], comma: bool) -> str:
+    rows = []
+    for i in range(8):
+        pay = 3000 + 137.5 * i
+        pay_text = f"{pay:,.2f}".replace(",", "X").replace(".", ",").replace("X", ".") if comma else f"{pay:,.2f}"
+        bal = f"{5 + i},5" if comma else f"{5 + i}.5"
+        cells = {"employee_id": str(100 + i), "first_name": _FIRST[i], "last_name": _LAST[i],
+                 "manager": "" if i == 0 else str(100 + (i - 1) // 3), "department": ["Ops", "Sales"][i % 2],
+                 "hire_date": f"{13 + i:02d}.0{1 + i % 9}.20{10 + i}", "pay": pay_text, "vacation_balance": bal}
+        rows.append(";".join(cells[r] for r in order))
+    return ";".join(headers[r] for r in order) + "\n" + "\n".join(rows) + "\n"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), comma=st.booleans())
+def test_the_map_stays_the_same_under_shuffled_columns_renamed_headers_and_either_decimal_mark(tmp_path, seed, comma):
+    rng = random.Random(seed)
+    headers = {role: rng.choice(names) for role, names in _SYNONYMS.items()}
+    order = list(_SYNONYMS)
+    rng.shuffle(order)
+    path = tmp_path / f"export-{seed}-{comma}.csv"
+    path.write_text(_export(rng, headers, order, comma), encoding="utf-8")
+    table = load_employees(path)
+    for role, header in headers.items():
+        assert table.roles.get(role, [None])[0] == header, (role, header, table.roles)
+    assert table.df[headers["pay"]].tolist()[1] == 3137.5
+    assert table.df[headers["vacation_balance"]].tolist()[0] == 5.5
+    assert infer_schema(table).pay_periods[headers["pay"]] == "month"
