@@ -55,7 +55,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="GGUF chat model file (default: settings, HR_ASSISTANT_MODEL, the models folder)")
     p.add_argument("--model-url", dest="model_url",
-                   help="the site's inference server, e.g. http://gpu-host:8080 (llama.cpp's server or vLLM)")
+                   help="the site's inference server, e.g. https://gpu-host:8443 (llama.cpp's server or vLLM)")
     p.add_argument("--employees", help="employee data file (CSV or XLSX)")
     p.add_argument("--policies", help="policy document or folder")
     p.add_argument("--n-ctx", dest="n_ctx", type=int, help="context size in tokens")
@@ -693,7 +693,7 @@ def cmd_models(args: argparse.Namespace) -> int:
             print(f"{settings.model_url} (in use: model_url)\n    {remote.describe()}")
             remote.close()
         except HRAssistantError as exc:
-            print(f"{settings.model_url} (in use: model_url)\n    unreachable: {exc.message}")
+            print(f"{settings.model_url} (in use: model_url)\n    not usable: {exc.message}")
     found = find_models()
     explicit = settings.model_path
     if explicit and Path(explicit).expanduser() not in found:
@@ -859,11 +859,15 @@ def _self_check(args: argparse.Namespace, attempts: list[str]) -> int:
 
             remote = RemoteBackend(settings.model_url, settings)
             try:
+                state["key_asked"] = remote.key_asked
                 return remote.describe()
             finally:
                 remote.close()
 
         check("model server (model_url)", server)
+        if state.get("key_asked") is False:  # it works, but not only for this site's people
+            print("warn  model server: the host answered without a key, so anyone who can reach it can use it "
+                  "(start it with an API key, --api-key-file, and set require_api_key = true in the site file)")
     if args.model or settings.model_path or settings.model_url:
         def agent():
             from engine.assistant import build_agent, load_backend

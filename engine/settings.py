@@ -42,10 +42,14 @@ class Settings:
 
     model_path: str = _setting("", "GGUF chat model file. Empty: the first model found in the model folders.")
     model_url: str = _setting("", "Site inference server (OpenAI-compatible: llama.cpp's server or vLLM), e.g. "
-                              "http://gpu-host:8080. Empty: the model runs on this computer.")
+                              "https://gpu-host:8443. Empty: the model runs on this computer.")
     model_server: str = _setting("auto", "Which server model_url is: 'auto' (ask it), 'llama.cpp', "
                                  "'llama-cpp-python' or 'vllm'.", choices=("auto", "llama.cpp", "llama-cpp-python",
                                                                            "vllm"))
+    model_ca: str = _setting("", "PEM file of the CA that the model server's TLS certificate must chain to. Empty: the "
+                             "OS's certificate store. A site file fixes it.")
+    allow_plain_http: bool = _setting(False, "Allow model_url to be plain http:// to another machine (each question "
+                                      "then crosses the network unencrypted). A site file fixes it.")
     server_timeout: int = _setting(300, "Seconds to wait for the inference server's next token.", 5, 3600)
     n_ctx: int = _setting(4096, "Context size in tokens (prompt plus answer).", 512, 131072)
     n_threads: int = _setting(0, "CPU threads for the model; 0 picks the number of physical cores.", 0, 256)

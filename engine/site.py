@@ -17,7 +17,10 @@ Example::
     audit = "/var/log/hr-assistant/audit.log"  # IT creates it: hr-assistant admin init-audit
     audit_head = "/dev/log"                   # each entry's hash also to the OS log (verify-audit --heads)
     models = ["/opt/hr-assistant/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"]
-    model_url = "http://gpu-host:8080"        # a site inference server instead of a local model
+    model_url = "https://gpu-host:8443"       # a site inference server instead of a local model
+    model_ca = "/etc/hr-assistant/site-ca.pem"  # the CA its TLS certificate is checked against
+    require_api_key = true                    # refuse a model server that answers without the key
+    allow_plain_http = false                  # true: http:// to another machine is accepted
     identity_column = "username"             # or "email": matched to the OS account
     kiosk = false                            # true: anyone may pick a persona (shared terminals)
 
@@ -52,6 +55,9 @@ SITE_ENV = "HR_ASSISTANT_SITE_FILE"
 # Site keys that fix a user setting of the same meaning.
 _SITE_TO_SETTING = {"employees": "employees_path", "policies": "policies_path", "model": "model_path",
                     "model_url": "model_url"}
+# Site keys that, where a site file exists, replace the user setting of the same name even when the site
+# leaves them unset: a user setting must never loosen how the site's model server is trusted.
+_SITE_ONLY = ("allow_plain_http", "model_ca")
 
 
 @dataclass
@@ -65,6 +71,9 @@ class Site:
     audit_head: str = ""  # a syslog socket, or "eventlog" (Windows), each audit entry's hash goes to ("" = none)
     model: str = ""
     model_url: str = ""  # the site's inference server
+    model_ca: str = ""  # PEM file of the CA the server's TLS certificate must chain to ("" = the OS's store)
+    require_api_key: bool = False  # a server that answers without asking for the API key is refused
+    allow_plain_http: bool = False  # http:// to a server that is not this machine is allowed
     models: list[str] = field(default_factory=list)  # allowed model files; empty: any
     identity_column: str = ""  # "" = the user-name column, else the e-mail column
     kiosk: bool = False
@@ -82,11 +91,15 @@ class Site:
         out = {setting for key, setting in _SITE_TO_SETTING.items() if getattr(self, key)}
         if self.database:
             out.add("employees_path")
+        if self.active:
+            out |= set(_SITE_ONLY)
         return out | set(self.settings)
 
     def apply(self, settings):
         """``settings`` with every value the site fixes put back, whatever the user set."""
         changes = {setting: getattr(self, key) for key, setting in _SITE_TO_SETTING.items() if getattr(self, key)}
+        if self.active:  # how the model server is trusted is the site file's alone, unset or not
+            changes.update({name: getattr(self, name) for name in _SITE_ONLY})
         changes.update(self.settings)
         if not changes:
             return settings
@@ -250,10 +263,17 @@ def _parse(path: Path, data: dict[str, Any]) -> Site:
     main = data.get("site", {})
     site = Site(path=path, access=data.get("access", {}), columns=data.get("columns", {}),
                 settings=data.get("settings", {}), database=data.get("database", {}))
-    for key in ("employees", "policies", "audit", "audit_head", "model", "model_url", "identity_column"):
+    for key in ("employees", "policies", "audit", "audit_head", "model", "model_url", "model_ca", "identity_column"):
         value = main.get(key, "")
         if not isinstance(value, str):
             raise fail(f"{key} must be a text")
+        setattr(site, key, value)
+    if site.model_ca and not Path(site.model_ca).is_absolute():
+        raise fail(f"model_ca = {site.model_ca!r} must be an absolute path (the site's CA certificate, PEM)")
+    for key in ("kiosk", "require_api_key", "allow_plain_http"):
+        value = main.get(key, False)
+        if not isinstance(value, bool):
+            raise fail(f"{key} must be true or false")
         setattr(site, key, value)
     if site.identity_column not in ("", "username", "email"):
         raise fail(f"identity_column = {site.identity_column!r}; use \"username\" or \"email\"")
@@ -261,14 +281,14 @@ def _parse(path: Path, data: dict[str, Any]) -> Site:
     if not (isinstance(models, list) and all(isinstance(m, str) for m in models)):
         raise fail("models must be a list of model file paths")
     site.models = models
-    kiosk = main.get("kiosk", False)
-    if not isinstance(kiosk, bool):
-        raise fail("kiosk must be true or false")
-    site.kiosk = kiosk
     unknown_keys = sorted(set(main) - {"employees", "policies", "audit", "audit_head", "model", "model_url", "models",
-                                       "identity_column", "kiosk"})
+                                       "model_ca", "require_api_key", "allow_plain_http", "identity_column",
+                                       "kiosk"})
     if unknown_keys:
         raise fail(f"unknown key {unknown_keys[0]!r} in [site]")
     if site.database and site.employees:
         raise fail("set either employees or [database], not both")
+    for key in _SITE_ONLY:  # one place for how the model server is trusted: the one the app reads
+        if key in site.settings:
+            raise fail(f"{key} belongs in [site], not in [settings]")
     return site

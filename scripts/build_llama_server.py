@@ -11,7 +11,8 @@ Where the source distribution comes from, in order: ``--sdist FILE``; a wheelhou
 (``--wheelhouse``, default ``wheelhouse/``, which the offline kit fills); pip's own download of the
 same version from the index pip is configured for (PyPI, or the site's mirror). Nothing else is
 fetched: the build turns off llama.cpp's optional downloads (its web UI, KleidiAI, OpenMP for
-Windows) and CMake's FetchContent.
+Windows) and CMake's FetchContent. The server gets TLS (``--ssl-key-file``/``--ssl-cert-file``) from
+the system's OpenSSL (``libssl-dev``); a build without it is refused.
 
 Usage:
     python scripts/build_llama_server.py [--cuda] [--jobs N] [--sdist FILE] [--cache DIR] [--print-only]
@@ -36,11 +37,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "llama-cpp-python"
-#: CMake options for every build: the server only, static, no network at build time.
+#: CMake options for every build: the server only, static, no network at build time. OpenSSL (the
+#: system's, found by CMake, never fetched) gives the server TLS: --ssl-key-file/--ssl-cert-file.
 BASE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_SERVER=ON",
               "-DLLAMA_BUILD_TOOLS=ON", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
-              "-DLLAMA_CURL=OFF", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
+              "-DLLAMA_CURL=OFF", "-DLLAMA_OPENSSL=ON", "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
               "-DGGML_CPU_KLEIDIAI=OFF", "-DFETCHCONTENT_FULLY_DISCONNECTED=ON"]
+#: What llama-server says, and so carries, only when it was built without OpenSSL.
+NO_TLS_MARK = b"the server is built without SSL support"
 EXE = "llama-server.exe" if sys.platform == "win32" else "llama-server"
 
 
@@ -164,6 +168,12 @@ def build(version: str, sdist: Path, target: Path, build_flags: list[str], jobs:
         binary = next((p for p in out.rglob(EXE) if p.is_file()), None)
         if binary is None:
             raise BuildError(f"The build finished but made no {EXE}.")
+        if NO_TLS_MARK in binary.read_bytes():
+            # CMake only warns when it finds no OpenSSL; a server without TLS would carry the site's
+            # records in plain text, so such a build is refused, not cached.
+            raise BuildError("The build found no OpenSSL, so llama-server would have no TLS: install its "
+                             "development files (apt install libssl-dev; dnf install openssl-devel) and run "
+                             "the build again.")
         staged = target.with_name(target.name + ".partial")
         shutil.rmtree(staged, ignore_errors=True)
         (staged / "bin").mkdir(parents=True)

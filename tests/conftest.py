@@ -119,3 +119,26 @@ def server_binary():
         return build.ensure(jobs=None)
     except build.BuildError as exc:  # a missing compiler is a failed setup, not a skipped tier
         pytest.fail(f"llama-server could not be built: {exc}")
+
+
+_TIERS = ("llamaserver", "realmodel", "packaging", "slow")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """What did not run, grouped by tier and reason, at the end of the log: a tier skipped for want of
+    nginx or root must be seen in CI's summary, not pass for tested."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        if hasattr(report, "keywords"):
+            tier = next((t for t in _TIERS if t in report.keywords), "fast") + " tier"
+        else:  # skipped while collecting (importorskip): the file's markers are not known yet
+            tier = "a whole file"
+        groups.setdefault((tier, reason.removeprefix("Skipped: ")), []).append(report.nodeid.split("::")[0])
+    if not groups:
+        return
+    terminalreporter.section("skipped tiers and why", sep="=", bold=True)
+    for (tier, reason), files in sorted(groups.items()):
+        where = ", ".join(sorted(set(files)))
+        terminalreporter.write_line(f"{tier}: {len(files)} skipped ({where}): {reason}")

@@ -1,10 +1,11 @@
 """More than one model host: two llama-servers behind nginx, configured from deploy/nginx/ as README says.
 
-Each conversation carries the X-HR-Conversation header; nginx hashes on it, so a conversation stays
-on one host (its slot cache). When a host dies in the middle of an answer, that answer ends with the
-app's clear message, once; the conversation's next request, and every other conversation that was on
-that host, go to the other host without an error. nginx comes from the system packages (Debian:
-``apt install nginx-light``); without it this test is skipped.
+Both hops are TLS with certificates of a site CA made here, and the hosts ask for the API key, which
+passes through the balancer. Each conversation carries the X-HR-Conversation header; nginx hashes on
+it, so a conversation stays on one host (its slot cache). When a host dies in the middle of an
+answer, that answer ends with the app's clear message, once; the conversation's next request, and
+every other conversation that was on that host, go to the other host without an error. nginx comes
+from the system packages (Debian: ``apt install nginx-light``); without it this test is skipped.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ httpx = pytest.importorskip("httpx")
 from engine.model.remote import RemoteBackend, ServerError  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
-from tests.llama_server import CppLlamaServer, free_port  # noqa: E402
+from tests.llama_server import CppLlamaServer, SiteCertificates, free_port, make_site_certificates  # noqa: E402
 
 pytestmark = [pytest.mark.llamaserver, pytest.mark.slow]
-SETTINGS = Settings(n_ctx=2048, temperature=0.0, max_answer_tokens=8)
+KEY = "hr-assistant-balancer-test-key"
 TEMPLATE = ROOT / "deploy" / "nginx" / "hr-assistant-models.conf"
 
 
@@ -37,13 +38,17 @@ def _nginx() -> str | None:
 class Balancer:
     """nginx with the shipped configuration, in the foreground, its files in ``folder``."""
 
-    def __init__(self, binary: str, folder: Path, upstreams: list[str]) -> None:
+    def __init__(self, binary: str, folder: Path, upstreams: list[str], tls: SiteCertificates) -> None:
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"https://127.0.0.1:{self.port}"
+        self.verify = tls.context()
         self.access_log = folder / "access.log"
         servers = "\n".join(f"    server {u} max_fails=1 fail_timeout=60s;" for u in upstreams)
-        site = (TEMPLATE.read_text().replace("{servers}", servers).replace("{listen}", f"127.0.0.1:{self.port}")
-                .replace("{access_log}", str(self.access_log)))
+        site = TEMPLATE.read_text()
+        for name, value in (("servers", servers), ("listen", f"127.0.0.1:{self.port}"),
+                            ("access_log", self.access_log), ("certificate", tls.certificate),
+                            ("certificate_key", tls.key), ("ca", tls.ca)):
+            site = site.replace("{" + name + "}", str(value))
         (folder / "models.conf").write_text(site)
         temp = "\n".join(f"  {k}_temp_path {folder / k};" for k in ("client_body", "proxy", "fastcgi", "uwsgi",
                                                                       "scgi"))
@@ -58,7 +63,7 @@ class Balancer:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"nginx exited: {self.proc.stderr.read().decode(errors='replace')}")
             try:
-                httpx.get(self.url + "/health", timeout=2)
+                httpx.get(self.url + "/health", timeout=2, verify=self.verify)
                 return
             except httpx.HTTPError:
                 time.sleep(0.2)
@@ -82,17 +87,24 @@ class Balancer:
 
 
 def test_each_conversation_stays_on_one_host_and_moves_once_when_its_host_goes(server_binary, tiny_model_path,
-                                                                               tmp_path):
+                                                                               tmp_path, monkeypatch):
     nginx = _nginx()
     if nginx is None:
         pytest.skip("nginx is not installed (Debian: apt install nginx-light)")
+    tls = make_site_certificates(tmp_path / "tls")
+    keys = tmp_path / "model-keys"
+    keys.write_text(KEY + "\n")
     hosts = [CppLlamaServer(server_binary, tiny_model_path, tmp_path / f"host{i}.log", slots=1, n_ctx=2048,
-                            threads=1) for i in range(2)]
+                            threads=1, tls=tls, api_key_file=keys) for i in range(2)]
     balancer = None
     try:
-        balancer = Balancer(nginx, tmp_path, [f"127.0.0.1:{h.port}" for h in hosts])
-        backend = RemoteBackend(balancer.url, SETTINGS)
-        assert backend.kind == "llama.cpp"  # /props came through the balancer
+        balancer = Balancer(nginx, tmp_path, [f"127.0.0.1:{h.port}" for h in hosts], tls)
+        monkeypatch.setenv("HR_ASSISTANT_MODEL_API_KEY", KEY)
+        settings = Settings(n_ctx=2048, temperature=0.0, max_answer_tokens=8, model_ca=str(tls.ca))  # no site file
+        backend = RemoteBackend(balancer.url, settings)
+        assert backend.kind == "llama.cpp"  # /props came through the balancer, TLS on both hops
+        assert backend.key_asked  # the hosts asked for the key through the balancer
+        assert httpx.get(balancer.url + "/slots", verify=balancer.verify, timeout=10).status_code == 401
         chats = [str(n) for n in range(16)]
         ids = {}
         for _ in range(2):
@@ -120,7 +132,7 @@ def test_each_conversation_stays_on_one_host_and_moves_once_when_its_host_goes(s
             for i, _ in enumerate(tokens):
                 if i == 0:
                     dead.kill()
-        for _ in range(100):  # nginx logs the broken request when it has closed it
+        for _ in range(600):  # nginx logs the broken request when it has closed it (up to 30 s on a busy machine)
             if len(balancer.hosts()) > logged:
                 break
             time.sleep(0.05)

@@ -350,7 +350,8 @@ def test_the_site_fixes_settings_and_allowed_models(tmp_path, site_file, capsys)
     assert "--policies cannot be used here" in capsys.readouterr().err
     assert main(["ask", "hi", "--model", str(tmp_path / "other.gguf")]) == 2
     assert "not one your IT department allows" in capsys.readouterr().err
-    assert set(load_site().locked()) == {"policies_path", "n_threads"}
+    # (and, wherever a site file exists, how far the model server is trusted: its own, set or not)
+    assert set(load_site().locked()) == {"policies_path", "n_threads", "allow_plain_http", "model_ca"}
 
 
 # -- the inference channels ----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import datetime
 import os
 import sys
 import time
+import zipfile
 
 import pytest
 
@@ -100,6 +101,81 @@ def test_an_xlsx_has_the_row_limit_of_a_csv(tmp_path, monkeypatch):
         load_employees(path)
     monkeypatch.setattr(employees, "MAX_ROWS", 60)
     assert len(load_employees(path).df) == 60
+
+
+def _write_xlsx(path, rows, dimension: str | None) -> None:
+    """A minimal workbook written directly (openpyxl takes minutes for 600,000 rows): ``rows`` is an iterable of
+    (name, salary); ``dimension`` is the ref the sheet declares, or None for a sheet that declares none."""
+    parts = {
+        "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
+        'package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+        'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/'
+        'workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+        '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+        'spreadsheetml.worksheet+xml"/></Types>',
+        "_rels/.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/'
+        'package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+        '2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/'
+        'spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+        '<sheets><sheet name="Employees" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+        'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.'
+        'org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+    }
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name, text in parts.items():
+            z.writestr(name, text)
+        with z.open("xl/worksheets/sheet1.xml", "w") as f:
+            f.write(b'<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/'
+                    b'spreadsheetml/2006/main">')
+            if dimension:
+                f.write(f'<dimension ref="{dimension}"/>'.encode())
+            f.write(b'<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>full_name</t></is></c><c r="B1" '
+                    b't="inlineStr"><is><t>annual_salary_usd</t></is></c></row>')
+            chunk = []
+            for i, (name, salary) in enumerate(rows, start=2):
+                chunk.append(f'<row r="{i}"><c r="A{i}" t="inlineStr"><is><t>{name}</t></is></c><c r="B{i}"><v>'
+                             f'{salary}</v></c></row>')
+                if len(chunk) == 10_000:
+                    f.write("".join(chunk).encode())
+                    chunk = []
+            f.write(("".join(chunk) + "</sheetData></worksheet>").encode())
+
+
+@pytest.mark.parametrize("dimension", ["A1:B600001", None], ids=["declared", "undeclared"])
+def test_an_xlsx_over_the_row_limit_is_refused_without_reading_its_rows(tmp_path, monkeypatch, dimension):
+    """600,000 employees: refused as fast as a CSV, from the sheet's dimension or its row tags counted in the
+    unpacked XML; openpyxl never starts on the rows (it would take minutes)."""
+    pytest.importorskip("openpyxl")
+    path = tmp_path / "huge.xlsx"
+    _write_xlsx(path, ((f"Person {i}", 1000 + i) for i in range(600_000)), dimension)
+
+    def no_rows(*args, **kwargs):
+        raise AssertionError("the rows were read")
+
+    monkeypatch.setattr("openpyxl.load_workbook", no_rows)
+    t0 = time.perf_counter()
+    with pytest.raises(DataFileError, match="has more than 500000 rows") as info:
+        load_employees(path)
+    assert time.perf_counter() - t0 < 5  # (2 s on the 2-core CI machine is the aim; this is generous)
+    assert info.value.hint.startswith("Split the file.")
+
+
+@pytest.mark.parametrize("dimension", ["A1:B3", None, "A1"], ids=["too small", "missing", "one cell"])
+def test_an_xlsx_whose_dimension_is_missing_or_wrong_is_read_whole_and_still_counted(tmp_path, monkeypatch,
+                                                                                    dimension):
+    pytest.importorskip("openpyxl")
+    path = tmp_path / "list.xlsx"
+    _write_xlsx(path, ((f"Person {i}", 1000 + i) for i in range(60)), dimension)
+    table = load_employees(path)
+    assert len(table.df) == 60 and table.df["annual_salary_usd"].iloc[-1] == 1059  # no row lost to the dimension
+    with zipfile.ZipFile(path) as z:
+        assert employees._xlsx_sheet_rows(z, 10**6) == 61  # the header and 60 rows, counted without openpyxl
+    monkeypatch.setattr(employees, "_xlsx_sheet_rows", lambda z, limit: 0)  # the fast count fails to see them:
+    monkeypatch.setattr(employees, "MAX_ROWS", 50)
+    with pytest.raises(DataFileError, match="more than 50 rows"):  # the streaming count still refuses
+        load_employees(path)
 
 
 @pytest.mark.parametrize("query, header", [

@@ -18,7 +18,7 @@ from engine.assistant import build_context, build_tools, load_backend  # noqa: E
 from engine.model.remote import RemoteBackend, ServerError  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from tests.conftest import _build_script  # noqa: E402
-from tests.llama_server import CppLlamaServer  # noqa: E402
+from tests.llama_server import CppLlamaServer, make_site_certificates  # noqa: E402
 
 pytestmark = [pytest.mark.llamaserver, pytest.mark.slow]
 SETTINGS = Settings(n_ctx=4096, temperature=0.0, max_steps=3, max_answer_tokens=64)
@@ -44,7 +44,9 @@ def test_the_build_is_cached_by_version_and_made_from_the_installed_llama_cpp(se
     assert stamp["llama_cpp_python"] == version("llama-cpp-python")
     assert stamp["sdist"] == f"llama_cpp_python-{stamp['llama_cpp_python']}.tar.gz"
     assert "-DLLAMA_USE_PREBUILT_UI=OFF" in stamp["flags"] and "-DLLAMA_CURL=OFF" in stamp["flags"]
+    assert "-DLLAMA_OPENSSL=ON" in stamp["flags"]  # the system's OpenSSL, for the server's TLS
     build = _build_script()
+    assert build.NO_TLS_MARK not in server_binary.read_bytes()
 
     def no_build(*a, **k):
         raise AssertionError("a cached binary was built again")
@@ -73,7 +75,81 @@ def test_it_names_the_server_its_model_and_slots(server, monkeypatch, capsys):
     assert main(["self-check"]) == 0
     out = capsys.readouterr().out
     assert "ok    model server (model_url)" in out and "4 parallel slots" in out
+    assert "plain HTTP, the host answered without a key" in out
+    assert "warn  model server: the host answered without a key" in out
     assert "ok    agent question with the model" in out
+
+
+def test_a_site_that_requires_the_key_refuses_a_host_that_answers_without_it(server, site_file, monkeypatch):
+    monkeypatch.setenv("HR_ASSISTANT_MODEL_API_KEY", "a-key-nobody-asked-for")
+    site_file(f'[site]\nmodel_url = "{server.url}"\nrequire_api_key = true\n')
+    with pytest.raises(ServerError, match="answered without asking for the API key .*HTTP 200"):
+        RemoteBackend(server.url, SETTINGS)
+
+
+KEY = "hr-assistant-test-key-7d1c0b"
+
+
+@pytest.fixture(scope="module")
+def closed_host(server_binary, tiny_model_path, tmp_path_factory):
+    """llama-server as README starts a site's model host: the API key from a file, TLS with a certificate the
+    site's CA signed (both made here)."""
+    folder = tmp_path_factory.mktemp("closed-host")
+    certificates = make_site_certificates(folder / "tls")
+    keys = folder / "model-keys"
+    keys.write_text(f"# the site's key for hr-assistant\n{KEY}\n")
+    keys.chmod(0o600)
+    srv = CppLlamaServer(server_binary, tiny_model_path, folder / "server.log", slots=2, tls=certificates,
+                         api_key_file=keys)
+    srv.certificates = certificates
+    yield srv
+    srv.stop()
+
+
+def test_a_host_with_a_key_and_tls_serves_the_site_and_strangers_get_nothing(closed_host, site_file, monkeypatch,
+                                                                             capsys):
+    from engine.cli import main
+
+    url, ca = closed_host.url, closed_host.certificates.ca
+    assert url.startswith("https://127.0.0.1:")
+    site_file(f'[site]\nmodel_url = "{url}"\nmodel_ca = "{ca}"\nrequire_api_key = true\n')
+    monkeypatch.setenv("HR_ASSISTANT_MODEL_API_KEY", KEY)
+    backend = RemoteBackend(url, SETTINGS)
+    assert backend.kind == "llama.cpp" and backend.slots == 2 and backend.key_asked
+    assert backend.generate("Hello", grammar='root ::= "ok"', max_tokens=4).text == "ok"
+    assert "the host asked for the key" in backend.describe() and f"TLS verified against {ca}" in backend.describe()
+    monkeypatch.setattr("engine.model.discovery.model_dirs", lambda: [])
+    assert main(["self-check"]) == 0
+    out = capsys.readouterr().out
+    assert "ok    model server (model_url)" in out and "the host asked for the key" in out
+    assert "warn  model server" not in out and "ok    agent question with the model" in out
+
+    # Someone on the network without the key: nothing but /health, not the model, its metrics or its slots.
+    for path in ("/v1/models", "/props", "/slots", "/metrics"):
+        assert httpx.get(url + path, verify=closed_host.verify, timeout=10).status_code == 401, path
+    assert httpx.post(url + "/v1/completions", json={"prompt": "x", "max_tokens": 1}, verify=closed_host.verify,
+                      timeout=10).status_code == 401
+    assert httpx.get(url + "/slots", verify=closed_host.verify, timeout=10,
+                     headers={"Authorization": f"Bearer {KEY}"}).status_code == 200
+    with pytest.raises(httpx.HTTPError):  # and nothing in plain text on that port
+        httpx.get(url.replace("https://", "http://") + "/health", timeout=10)
+
+
+def test_a_workstation_without_the_key_or_the_sites_ca_is_told_clearly(closed_host, site_file, monkeypatch):
+    url, ca = closed_host.url, closed_host.certificates.ca
+    site_file(f'[site]\nmodel_url = "{url}"\nmodel_ca = "{ca}"\nrequire_api_key = true\n')
+    with monkeypatch.context() as m:
+        m.delenv("HR_ASSISTANT_MODEL_API_KEY", raising=False)
+        m.setattr("engine.model.remote.api_key", lambda url: None)  # (nor in this machine's keyring)
+        with pytest.raises(ServerError, match="requires an API key .* this workstation has none"):
+            RemoteBackend(url, SETTINGS)
+    monkeypatch.setenv("HR_ASSISTANT_MODEL_API_KEY", "not-the-key")
+    with pytest.raises(ServerError, match="refused this workstation's API key"):
+        RemoteBackend(url, SETTINGS)
+    monkeypatch.setenv("HR_ASSISTANT_MODEL_API_KEY", KEY)
+    site_file(f'[site]\nmodel_url = "{url}"\n')  # no model_ca: the OS's store does not know the site's CA
+    with pytest.raises(ServerError, match="TLS certificate this workstation does not trust"):
+        RemoteBackend(url, SETTINGS)
 
 
 def test_every_turn_parses_with_four_answers_batched_at_once(server, tools):

@@ -232,7 +232,7 @@ def test_vllm_gets_its_grammar_field_and_reports_cached_tokens():
                     "[DONE]")
     transport, seen = _peer({"data": [{"id": "Qwen/Qwen2.5-Coder-1.5B-Instruct", "owned_by": "vllm",
                                        "max_model_len": 8192}]}, completions)
-    backend = RemoteBackend("http://gpu-host:8000", SETTINGS, transport=transport)
+    backend = RemoteBackend("https://gpu-host:8000", SETTINGS, transport=transport)
     assert backend.kind == "vllm" and backend.n_ctx == 8192
     result = backend.generate("prompt", grammar='root ::= "ok"', max_tokens=4)
     assert result.text == "ok" and result.stop_reason == "end"
@@ -248,7 +248,7 @@ def test_llama_server_timings_and_template_are_used():
     transport, _ = _peer({"data": [{"id": "qwen.gguf"}]}, lambda r: _sse(
         _json.dumps({"choices": [{"text": "hi", "finish_reason": "stop"}],
                      "timings": {"prompt_n": 12, "cache_n": 400, "predicted_n": 1}}), "[DONE]"), props)
-    backend = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
+    backend = RemoteBackend("https://gpu-host:8443", SETTINGS, transport=transport)
     assert backend.kind == "llama.cpp" and backend.template.origin == "server"
     assert backend.chat_prompt([{"role": "user", "content": "x"}]).startswith("[user] x")
     stats = backend.generate("p", max_tokens=4).stats
@@ -261,19 +261,19 @@ def test_llama_server_timings_and_template_are_used():
 ])
 def test_a_broken_stream_is_a_clear_error_not_an_answer(events, needle):
     transport, _ = _peer({"data": [{"id": "m"}]}, lambda r: _sse(*events))
-    backend = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
+    backend = RemoteBackend("https://gpu-host:8443", SETTINGS, transport=transport)
     with pytest.raises(ServerError, match=needle):
         backend.generate("p", max_tokens=4)
 
 
-@pytest.mark.parametrize("url", ["http://gpu-host:8080/v1", "http://gpu-host:8080/v1/", " http://gpu-host:8080/ "])
+@pytest.mark.parametrize("url", ["https://gpu-host:8443/v1", "https://gpu-host:8443/v1/", " https://gpu-host:8443/ "])
 def test_the_base_url_works_with_or_without_v1(url):
     import json as _json
 
     transport, seen = _peer({"data": [{"id": "qwen.gguf"}]}, lambda r: _sse(
         _json.dumps({"choices": [{"text": "hi", "finish_reason": "stop"}]}), "[DONE]"))
     backend = RemoteBackend(url, SETTINGS.replace(model_server="llama-cpp-python"), transport=transport)
-    assert backend.url == "http://gpu-host:8080" and backend.generate("p", max_tokens=4).text == "hi"
+    assert backend.url == "https://gpu-host:8443" and backend.generate("p", max_tokens=4).text == "hi"
     assert {r.url.path for r in seen} == {"/v1/models", "/v1/completions"}  # never /v1/v1/…
 
 
@@ -282,8 +282,8 @@ def test_every_request_names_its_conversation_for_a_balancer_and_says_nothing_el
 
     transport, seen = _peer({"data": [{"id": "qwen.gguf"}]}, lambda r: _sse(
         _json.dumps({"choices": [{"text": "ok", "finish_reason": "stop"}]}), "[DONE]"))
-    backend = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
-    other = RemoteBackend("http://gpu-host:8080", SETTINGS, transport=transport)
+    backend = RemoteBackend("https://gpu-host:8443", SETTINGS, transport=transport)
+    other = RemoteBackend("https://gpu-host:8443", SETTINGS, transport=transport)
 
     def sent():
         return [r.headers.get("X-HR-Conversation") for r in seen if r.url.path == "/v1/completions"][-1]

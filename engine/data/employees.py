@@ -235,6 +235,70 @@ def _read_csv_rows(path: Path, raw: bytes | None = None) -> list[list[str]]:
     return rows
 
 
+def _xlsx_sheet_rows(z, limit: int) -> int:
+    """How many rows the workbook's first worksheet has, found without parsing them, so a sheet over the limit
+    is refused as fast as a CSV (openpyxl takes minutes over 600,000 rows): the sheet's own
+    ``<dimension ref="A1:K600001"/>`` where it says more than ``limit``, else its row tags counted in the
+    unpacked XML in C (a dimension may be missing, as openpyxl's write-only mode leaves it, or wrong),
+    stopping past ``limit``. 0 where the workbook's parts cannot be found (openpyxl then names the problem)."""
+    sheet = _first_sheet_part(z)
+    if sheet is None:
+        return 0
+    with z.open(sheet) as f:
+        head = f.read(64 * 1024)
+    root = re.search(rb"<(\w{1,16}:)?worksheet[\s>]", head)
+    prefix = (root.group(1) or b"") if root else b""  # a namespace prefix the sheet's elements carry ("x:")
+    found = re.search(rb"<" + prefix + rb"dimension\s[^>]*?ref=[\"']\$?[A-Z]+\$?\d+:\$?[A-Z]+\$?(\d+)", head)
+    if found and int(found.group(1)) > limit:
+        return int(found.group(1))
+    # "<row" starts a row and nothing else in a worksheet but "<rowBreaks"; each tag is counted in the
+    # block with the previous block's last bytes before it, so one cut in two is counted once.
+    tags = [b"<" + prefix + b"row", b"<" + prefix + b"rowBreaks"]
+    counts, tails = [0, 0], [b"", b""]
+    with z.open(sheet) as f:
+        while counts[0] - counts[1] <= limit:
+            block = f.read(1 << 20)
+            if not block:
+                break
+            for i, tag in enumerate(tags):
+                window = tails[i] + block
+                counts[i] += window.count(tag)
+                tails[i] = window[-(len(tag) - 1):]
+    return counts[0] - counts[1]
+
+
+def _first_sheet_part(z) -> str | None:
+    """The zip member of the workbook's first worksheet (as openpyxl's ``worksheets[0]``), from its parts."""
+    import posixpath
+    import xml.etree.ElementTree as ET
+
+    def local(tag: str) -> str:
+        return tag.rsplit("}", 1)[-1]
+
+    def target(rels_part: str, base: str, rel_id: str | None, kind: str) -> str | None:
+        for rel in ET.fromstring(z.read(rels_part)):
+            if (rel.get("Id") == rel_id if rel_id else rel.get("Type", "").endswith(kind)):
+                to = rel.get("Target", "")
+                return to.lstrip("/") if to.startswith("/") else posixpath.normpath(posixpath.join(base, to))
+        return None
+
+    try:
+        book = target("_rels/.rels", "", None, "/officeDocument")
+        if not book:
+            return None
+        folder, name = posixpath.split(book)
+        rels = posixpath.join(folder, "_rels", name + ".rels")
+        for element in ET.fromstring(z.read(book)).iter():
+            if local(element.tag) == "sheet":
+                rel_id = next((v for k, v in element.attrib.items() if local(k) == "id"), None)
+                part = target(rels, folder, rel_id, "")
+                if part and part in z.namelist() and "chartsheet" not in part:
+                    return part
+    except (KeyError, ET.ParseError, ValueError):
+        return None
+    return None
+
+
 def _read_xlsx_rows(path: Path) -> list[list[str]]:
     try:
         import openpyxl
@@ -242,21 +306,30 @@ def _read_xlsx_rows(path: Path) -> list[list[str]]:
         raise DataFileError("Reading XLSX files needs openpyxl.", hint="Reinstall the app.") from exc
     _check_size(path)
     import zipfile
+    import zlib
 
+    unpacked = sheet_rows = 0  # (where the file is no zip, openpyxl names the problem below)
     try:
         with zipfile.ZipFile(path) as z:
             unpacked = sum(e.file_size for e in z.infolist())
-    except zipfile.BadZipFile:
-        unpacked = 0  # openpyxl names the problem below
+            if unpacked <= MAX_XLSX_UNPACKED:
+                sheet_rows = _xlsx_sheet_rows(z, MAX_ROWS + 1)
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError):
+        pass
     if unpacked > MAX_XLSX_UNPACKED:
         raise DataFileError(f"The workbook {path.name} unpacks to {unpacked / 1024**2:.0f} MB, more than an employee "
                             "list holds.", hint="Check where the file comes from; export the list again as CSV.")
+    if sheet_rows > MAX_ROWS + 1:  # (+1: the header)
+        raise DataFileError(f"{path.name} has more than {MAX_ROWS} rows.",
+                            hint="Split the file. (If the list is shorter, its first sheet has empty formatted rows "
+                                 "below it: delete them, or export the list as CSV.)")
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:
         raise DataFileError(f"The workbook {path.name} cannot be opened ({type(exc).__name__}).",
                             hint="Save it again in Excel as .xlsx, or export it as CSV.") from exc
     ws = wb.worksheets[0]
+    ws.reset_dimensions()  # read the rows that are there: a sheet's dimension may be missing or too small
     rows = []
     for values in ws.iter_rows(values_only=True):
         cells = ["" if v is None else (v.strftime("%Y-%m-%d") if isinstance(v, (_dt.date, _dt.datetime)) else str(v))
