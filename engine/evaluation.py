@@ -250,6 +250,7 @@ class Evaluator:
             "route_expected": case.route or None,
             "route": [r["kind"] for r in trace.route], "route_by": [r["by"] for r in trace.route],
             "checks": trace.checks, "claims_about_others": trace.claims_about_others,
+            "stages": [s for t in traces for s in t.stages],  # where the time went, every turn
             "traces": [t.to_dict() for t in traces],  # every turn, whole: thoughts, actions, observations, timings
         }
 
@@ -334,7 +335,14 @@ def summarise(results: list[dict]) -> dict:
         "answers_with_ungrounded_numbers": sum(1 for r in results if r["ungrounded_numbers"]),
         "side_effects": sum(1 for r in results if r["side_effect"]),
         "errors": sum(1 for r in results if r["error"]),
+        "stages": summarise_stages([r.get("stages") or [] for r in results]),
     }
+
+
+def summarise_stages(per_case: list[list[dict]]) -> list[dict]:
+    from engine.agent.stages import summarise
+
+    return summarise(per_case)
 
 
 def case_line(i: int, n: int, r: dict) -> str:
@@ -384,4 +392,9 @@ def format_table(report: dict) -> str:
     for name, summary in report.get("by_split", {}).items():
         rows += _summary_lines(summary, name)
     rows += _summary_lines(report["summary"], "all" if report.get("by_split") else "")
+    if report["summary"].get("stages"):
+        from engine.agent.stages import table
+
+        rows += ["", "Where the time went (all cases):"]
+        rows += table(report["summary"]["stages"], report["summary"]["cases"])
     return "\n".join(rows)

@@ -493,3 +493,30 @@ def test_the_columns_a_question_names_are_read_stem_against_stem(question, named
 
     columns = ["full_name", "annual_salary_usd", "vacation_days_remaining", "sick_days_remaining", "department"]
     assert named_columns(question, columns) == named
+
+
+@pytest.mark.parametrize("question, compares", [
+    ("Does anyone in Engineering earn more than 200000?", True),
+    ("How many people have above 10 PTO hours left?", True),
+    ("Who has at least 5 sick days?", True),
+    ("How many people are in Nursing?", False),
+    ("Who has the most PTO hours?", False),
+    ("What is the average pay in 2026?", False),
+])
+def test_a_figure_the_question_compares_with_must_be_in_the_filter(clinic, question, compares):
+    from engine.agent.slots import asked_threshold
+
+    assert asked_threshold(question) is compares
+    employee = make_viewer(clinic, "Santiago Rivera")
+    grammar = SlotGrammar(clinic, employee, question=question).grammar()
+    filter_rule = next(line for line in grammar.splitlines() if line.startswith("filter ::="))
+    # No "none", and no filter without the comparison: the model cannot drop the question's condition.
+    assert ('"none"' not in filter_rule and "numcond" in filter_rule) is compares
+
+
+def test_an_employee_asking_whether_anyone_earns_above_a_figure_gets_the_access_layers_refusal(clinic):
+    employee = make_viewer(clinic, "Santiago Rivera")
+    slots = SlotGrammar(clinic, employee, question="Does anyone in Nursing earn more than 40?")
+    query = slots.parse('everyone\nFilter: "Department" is "Nursing" and "Pay Rate" above 40\nResult: count\n')
+    with pytest.raises(AccessDenied):
+        run_query(slots.compile(query), clinic, employee, TODAY)

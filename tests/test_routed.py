@@ -771,3 +771,26 @@ def test_only_a_plain_total_of_named_balances_is_code_s(tools, embedder, questio
     turn = _Turn(agent, question, threading.Event(), 0.0)
     assert turn._record_total(Part(question)) == []
     assert turn._record_total(Part("How many sick and vacation days do I have in total?"))  # (the test can fail)
+
+
+def test_where_the_time_of_a_question_went_is_in_its_trace_stage_by_stage(tools, embedder):
+    from engine.agent.stages import summarise, table
+
+    question = "How much would I get if I cashed out 10 vacation days and 2 sick days?"
+    agent, backend = make(tools, embedder, ["days = asked_days + asked_days_2\nanswer = daily_rate * days\n",
+                                            "You would get 2123.08 [1]."], bank=[(question, "policy_calc")])
+    trace = agent.ask(question)
+    stages = trace.stages
+    names = [s["stage"] for s in stages]
+    assert names[0].startswith("before the first step")
+    assert "tool: policy_search" in names and "tool: employee_data" in names and "tool: calculator" in names
+    model = [s for s in stages if s.get("model")]
+    assert [s["stage"] for s in model] == ["model: Writing the calculation", "model: Writing the answer"]
+    # The model stages carry each call's token accounting, and add up to the trace's.
+    assert sum(s["prompt_evaluated"] for s in model) == trace.prompt_tokens_evaluated
+    assert sum(s["generated"] for s in model) == trace.completion_tokens
+    assert abs(sum(s["seconds"] for s in stages) - trace.seconds) < 0.25
+    summary = summarise([stages, stages])
+    assert {t["stage"] for t in summary} == set(names) and abs(sum(t["share"] for t in summary) - 1) < 0.01
+    assert next(t for t in summary if t["stage"] == "tool: calculator")["calls"] == 2 * names.count("tool: calculator")
+    assert table(summary, 2)[0].startswith("stage")

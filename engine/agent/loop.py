@@ -689,14 +689,19 @@ class Agent:
         self.history += self.format.history(question, segments)
 
     def ask(self, question: str, cancel: threading.Event | None = None) -> Trace:
-        """Run to the end and return the trace (raises the setup error if the run failed)."""
+        """Run to the end and return the trace (raises the setup error if the run failed), with where
+        its time went (``trace.stages``)."""
+        from engine.agent.stages import StageClock
+
+        clock = StageClock()
         for step in self.run(question, cancel):
+            clock.see(step)
             if isinstance(step, ErrorStep):
-                trace = self.last_trace
-                assert trace is not None
-                return trace
-        assert self.last_trace is not None
-        return self.last_trace
+                break
+        trace = self.last_trace
+        assert trace is not None
+        trace.stages = clock.finish()
+        return trace
 
     def reset(self) -> None:
         """Forget earlier turns (a new chat)."""

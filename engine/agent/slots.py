@@ -50,6 +50,16 @@ def asked_direction(question: str) -> str:
     return "highest" if high and not low else "lowest" if low and not high else ""
 
 
+_THRESHOLD = re.compile(r"\b(more|less|greater|fewer|higher|lower|other)\s+than\b|\b(above|below|over|under|exceed(s|ing)?"
+                        r"|at\s+least|at\s+most|upwards\s+of|in\s+excess\s+of)\s+(\S+\s+)?[$€£]?\d", re.I)
+
+
+def asked_threshold(question: str) -> bool:
+    """Whether the question compares with a figure of its own ("earn more than 200000", "above 10 days"):
+    then that comparison must be in the query, or the count it gives answers another question."""
+    return bool(_THRESHOLD.search(question or ""))
+
+
 def distinctive_words(text: str) -> set[str]:
     """The words of ``text`` that can tell one column from another (plural -s off, plain words out)."""
     words = set(_WORD.findall(text.lower().replace("_", " "))) - _PLAIN
@@ -251,6 +261,9 @@ class SlotGrammar:
                 continue  # no ID in the question: filtering on one picks the asker's own from the record
             else:
                 conds.append(f'{_lit(_q(c))} (" is " | " is not " | " contains ") freetext')
+        # A figure the question compares with ("more than 200000") must be in the filter: a count of the
+        # department without it was once read back as "5 people in Engineering earn more than 200000".
+        must_compare = bool(self.numeric and figures and asked_threshold(self.question))
         if self.numeric and (figures or not self.question):
             conds.append('numcol (" above " | " below " | " at least " | " at most " | " is ") number')
         dates = question_dates(self.mentions) if self.mentions else []
@@ -270,7 +283,10 @@ class SlotGrammar:
             'root ::= scope "\\nFilter: " filter "\\nResult: " result "\\n"',
             "scope ::= " + " | ".join(scopes),
             # (nothing to filter on that the question mentions: "none" is the only filter)
-            'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else ""),
+            ('filter ::= (cond " and ")? numcond (" and " cond)?' if must_compare else
+             'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else "")),
+            *(['numcond ::= numcol (" above " | " below " | " at least " | " at most ") number']
+              if must_compare else []),
             *(["cond ::= " + " | ".join(f"({c})" for c in conds)] if conds else []),
             "result ::= " + " | ".join(results),
             f"numcol ::= {numcols}",

@@ -165,6 +165,7 @@ class Trace:
     checks: list[str] = field(default_factory=list)  # what the answer checks changed (a figure added, a claim withdrawn)
     claims_about_others: int = 0  # sentences about someone else's pay withdrawn: no allowed data backed them
     per_call: list[dict[str, Any]] = field(default_factory=list)
+    stages: list[dict[str, Any]] = field(default_factory=list)  # where the time went (engine.agent.stages)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
