@@ -248,3 +248,17 @@ def test_the_map_stays_the_same_under_shuffled_columns_renamed_headers_and_eithe
     assert table.df[headers["pay"]].tolist()[1] == 3137.5
     assert table.df[headers["vacation_balance"]].tolist()[0] == 5.5
     assert infer_schema(table).pay_periods[headers["pay"]] == "month"
+
+
+@pytest.mark.parametrize("question,lang", [
+    ("Wie viele Urlaubstage habe ich noch?", "de"), ("Wer ist mein Vorgesetzter?", "de"),
+    ("Wie lange ist die Probezeit?", "de"), ("Combien de jours de congés me reste-t-il ?", "fr"),
+    ("Qui est mon responsable ?", "fr"), ("¿Cuántos días de vacaciones me quedan?", "es"),
+    ("Hoeveel verlofdagen heb ik nog?", "nl"), ("Quanti giorni di ferie mi restano?", "it"),
+    ("Quantos dias de férias me restam?", "pt"),
+    ("How many vacation days do I have left?", "en"), ("Who is my manager?", "en"),
+    ("How many Urlaubstage do I have left?", "en"), ("Is Jürgen Weiß in Stuttgart?", "en"), ("Hello", "en")])
+def test_the_language_of_a_question_is_read_from_its_common_words(question, lang):
+    vocab = vocabulary()
+    assert vocab.question_language(question) == lang
+    assert lang == "en" or lang in vocab.answer_in

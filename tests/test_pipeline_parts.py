@@ -309,11 +309,13 @@ def test_the_router_bank_and_the_worked_examples_hold_no_test_split_question():
     from engine.agent.router import BANK
 
     norm = lambda s: re.sub(r"\W+", " ", s.lower()).strip()  # noqa: E731
-    suite = [json.loads(line) for line in (ROOT / "benchmarks" / "suite.jsonl").read_text().splitlines() if line]
+    suite = [json.loads(line) for name in ("suite.jsonl", "heldout/suite.jsonl")
+             for line in (ROOT / "benchmarks" / name).read_text(encoding="utf-8").splitlines() if line]
     # (the scored question of each case; an earlier turn of a test conversation may repeat a development one)
     test = {norm(c["q"] if isinstance(c["q"], str) else c["q"][-1]) for c in suite if c["split"] == "test"}
-    for path in (BANK, EXAMPLES):
-        bank = [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
+    assert len(test) > 100  # both test splits were read
+    for path in (BANK, EXAMPLES, *sorted(BANK.parent.glob("routes.*.jsonl"))):
+        bank = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("{")]
         assert bank and not [b["q"] for b in bank if norm(b["q"]) in test], path.name
 
 

@@ -794,3 +794,16 @@ def test_where_the_time_of_a_question_went_is_in_its_trace_stage_by_stage(tools,
     assert {t["stage"] for t in summary} == set(names) and abs(sum(t["share"] for t in summary) - 1) < 0.01
     assert next(t for t in summary if t["stage"] == "tool: calculator")["calls"] == 2 * names.count("tool: calculator")
     assert table(summary, 2)[0].startswith("stage")
+
+
+def test_a_question_asked_in_german_is_answered_in_german_from_the_same_pipeline(tools, embedder):
+    question = "Wann brauche ich ein ärztliches Attest für meine Krankheitstage?"
+    agent, backend = make(tools, embedder, ["Ab mehr als drei Tagen brauchen Sie ein ärztliches Attest [1]."],
+                          bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert used(trace) == ["policy_search"] and trace.llm_calls == 1
+    assert "Write the answer in German (Deutsch)." in backend.prompts[-1]
+    english, backend2 = make(tools, embedder, ["You need a doctor's certificate after three days [1]."],
+                             bank=[("When do I need a doctor's note for sick leave?", "policy")])
+    answer_of(english, "When do I need a doctor's note for sick leave?")
+    assert "Write the answer in" not in backend2.prompts[-1]

@@ -1614,6 +1614,11 @@ class _Turn:
             ask = f"Now answer part {part.number} of my question ({part.text}) in one full sentence.{cite}"
         else:
             ask = f"Now answer my question in one or two full sentences.{cite}"
+        from engine.data.vocab import vocabulary
+
+        language = vocabulary().question_language(self.question)
+        if language != "en" and language in vocabulary().answer_in:
+            ask = f"{ask} {vocabulary().answer_in[language]}"  # asked in German: answered in German
         summary = part.summary
         if summary:
             ask = f"{summary}\n{ask}"

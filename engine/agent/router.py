@@ -89,12 +89,16 @@ def read_bank(path: Path) -> str:
 
 
 def load_bank(path: Path = BANK) -> list[Example]:
+    """The labelled questions: ``routes.jsonl`` and, beside the default bank, every language's own
+    ``routes.<language>.jsonl`` (a question in German finds its neighbours among German ones)."""
     out = []
-    for line in read_bank(path).splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            raw = json.loads(line)
-            if raw["kind"] in KINDS:
-                out.append(Example(raw["q"], raw["kind"]))
+    paths = [path, *sorted(path.parent.glob(f"{path.stem}.*{path.suffix}"))] if path == BANK else [path]
+    for p in paths:
+        for line in read_bank(p).splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                raw = json.loads(line)
+                if raw["kind"] in KINDS:
+                    out.append(Example(raw["q"], raw["kind"]))
     return out
 
 

@@ -99,6 +99,17 @@ class Vocabulary:
     value_languages: dict[tuple[str, str], str] = field(default_factory=dict)
     corpus: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> key -> headers
     languages: list[str] = field(default_factory=list)
+    question_words: dict[str, set[str]] = field(default_factory=dict)  # language -> words that mark a question
+    answer_in: dict[str, str] = field(default_factory=dict)  # language -> the instruction to answer in it
+
+    def question_language(self, text: str) -> str:
+        """The language a question is written in, by its common words ("Wie viele Urlaubstage habe ich
+        noch?" -> "de"); English unless another language has at least two of its words and more than English."""
+        words = fold(text).split()
+        hits = {lang: sum(w in marks for w in words) for lang, marks in self.question_words.items()}
+        english = hits.get("en", 0)
+        best = max((lang for lang in hits if lang != "en"), key=lambda lang: hits[lang], default="")
+        return best if best and hits[best] >= 2 and hits[best] > english else "en"
 
     def header_roles(self, header: str) -> list[tuple[str, float, Entry]]:
         """(role, score, entry) for every role whose entry matches the header's words, best first."""
@@ -159,4 +170,8 @@ def vocabulary() -> Vocabulary:
                 vocab.values.setdefault(key, set()).add(fold(e))
                 vocab.value_languages.setdefault((key, fold(e)), lang)
         vocab.corpus[lang] = {k: list(v) for k, v in data.get("corpus", {}).items()}
+        question = data.get("question", {})
+        vocab.question_words[lang] = {fold(w) for w in question.get("words", [])}
+        if question.get("answer"):
+            vocab.answer_in[lang] = str(question["answer"])
     return vocab
