@@ -524,7 +524,10 @@ def _check_data(table, write_map: str = "") -> int:
     for role in ROLES:
         finding = table.findings.get(role)
         cols = table.roles.get(role, [])
-        if finding is not None:
+        if finding is not None and finding.suggested and not cols:
+            print(f"  {role}? '{finding.column}' only suggested, not used ({'; '.join(finding.evidence)}); "
+                  "name it in the column map if it is")
+        elif finding is not None:
             more = f" (and {', '.join(repr(c) for c in cols[1:])})" if len(cols) > 1 else ""
             print(f"  {finding.line()}{more}")
         elif cols:

@@ -522,3 +522,10 @@ def test_an_employee_asking_whether_anyone_earns_above_a_figure_gets_the_access_
     query = slots.parse('everyone\nFilter: "Department" is "Nursing" and "Pay Rate" above 40\nResult: count\n')
     with pytest.raises(AccessDenied):
         run_query(slots.compile(query), clinic, employee, TODAY)
+
+
+def test_other_than_with_a_year_is_no_threshold():
+    from engine.agent.slots import asked_threshold
+
+    assert not asked_threshold("Who other than me started in 2024?")
+    assert asked_threshold("Who has more than 40 hours of PTO?")

@@ -50,7 +50,7 @@ def asked_direction(question: str) -> str:
     return "highest" if high and not low else "lowest" if low and not high else ""
 
 
-_THRESHOLD = re.compile(r"\b(more|less|greater|fewer|higher|lower|other)\s+than\b|\b(above|below|over|under|exceed(s|ing)?"
+_THRESHOLD = re.compile(r"\b((more|less|greater|fewer|higher|lower)\s+than|above|below|over|under|exceed(s|ing)?"
                         r"|at\s+least|at\s+most|upwards\s+of|in\s+excess\s+of)\s+(\S+\s+)?[$€£]?\d", re.I)
 
 

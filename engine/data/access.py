@@ -149,7 +149,9 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
         # Written exactly (but for case and spaces) first: "Jürgen Müller" and "Jurgen Muller" are two people.
         matches = [int(idx) for idx, value in table.df[col].items()
                    if value is not None and value == value and _exact_key(unsort_name(value)) == exact_key]
-        if not matches:
+        if not matches and exact_key == key:
+            # Folded only where the name as given has nothing folding changes: "Jurgen Muller" typed without
+            # umlauts finds "Jürgen Müller"; "Jürgen Müller" never finds someone written "Jurgen Muller".
             matches = [int(idx) for idx, value in table.df[col].items()
                        if value is not None and value == value and normalise_name(unsort_name(value)) == key]
         if len(matches) > 1:
@@ -176,14 +178,15 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
     if row is not None:
         if dept_col:
             dept = str(df.at[row, dept_col] or "")
-            from engine.data.columns import is_hr_department
+            from engine.data.columns import is_hr_department, table_languages
 
             mapped = table.column_map.hr_departments if table.column_map is not None else []
             extra = {normalise_name(d) for d in policy.hr_departments}
             if mapped:  # IT's confirmed map names HR: nobody else is
                 is_hr = normalise_name(dept) in {normalise_name(d) for d in mapped}
             else:
-                is_hr = bool(HR_DEPARTMENT.match(dept)) or is_hr_department(dept) or normalise_name(dept) in extra
+                is_hr = bool(HR_DEPARTMENT.match(dept)) or is_hr_department(dept, table_languages(table)) \
+                    or normalise_name(dept) in extra
             if is_hr:
                 role = "hr"
         if mgr_col:

@@ -64,6 +64,10 @@ class ColumnMap:
         file beside their own data: everything but who is HR), "none" (a file someone else could have
         written: nothing but pay columns, which only ever make data more private)."""
         cmap = cls(source=source)
+        for table in _TABLES:
+            if table in conf and not isinstance(conf[table], dict):
+                raise _bad(source, f"gives {conf[table]!r} for {table}, which is a table",
+                           f"Write it as [columns.{table}] with one line per setting (README: the column map).")
         unknown = sorted(k for k, v in conf.items() if isinstance(v, dict) and k not in _TABLES)
         if unknown:
             raise _bad(source, f"has a table [columns.{unknown[0]}] it does not know",
@@ -143,7 +147,21 @@ class ColumnMap:
 
 
 def _toml_str(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: quotes, backslashes and control characters escaped, so any header reads back."""
+    out = []
+    for ch in text:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _comment(text: str) -> str:
+    """Text for a TOML comment: on one line, without control characters."""
+    return "".join(ch if ch.isprintable() else " " for ch in str(text))
 
 
 def _toml_key(text: str) -> str:
@@ -156,7 +174,7 @@ def write_map(table) -> str:
     from engine.data.schema import infer_schema
 
     schema = infer_schema(table)
-    lines = [f"# Column map for {table.source}, written by hr-assistant data --check --write-map.",
+    lines = [f"# Column map for {_comment(table.source)}, written by hr-assistant data --check --write-map.",
              "# Check every line against the file, correct what is wrong, then set confirmed = true: the app then",
              "# uses exactly this map and guesses nothing. Put it beside the data as <file>.toml (root-owned at a",
              "# site) or paste it into the site file.",
@@ -164,13 +182,19 @@ def write_map(table) -> str:
     for role in ROLES:
         cols = [c for c in table.roles.get(role, []) if not table.columns[c].derived_from]
         if role == "name" and not cols and len(schema.name_parts) == 2:
-            lines.append(f"# name: made of {' + '.join(schema.name_parts)} (first_name and last_name below)")
+            lines.append(f"# name: made of {_comment(' + '.join(schema.name_parts))} (first_name and last_name below)")
+            continue
+        if role == "name" and not cols and table.roles.get("sorted_name"):
+            cols = list(table.roles["sorted_name"][:1])  # "Okafor, Daniel": the column as written
+        finding = table.findings.get(role)
+        if not cols and finding is not None and finding.suggested:
+            lines.append(f"# {role} = {_toml_str(finding.column)}   # suggested, not used: "
+                         f"{_comment('; '.join(finding.evidence))}")
             continue
         if not cols:
             lines.append(f"# {role} = ?   ({ROLES[role]}: no column found)")
             continue
-        finding = table.findings.get(role)
-        why = f"   # {finding.confidence:.2f}: {'; '.join(finding.evidence)}" if finding else ""
+        why = f"   # {finding.confidence:.2f}: {_comment('; '.join(finding.evidence))}" if finding else ""
         value = "[" + ", ".join(_toml_str(c) for c in cols) + "]" if role in MULTI else _toml_str(cols[0])
         lines.append(f"{role} = {value}{why}")
     lines += ["", "[columns.format]"]

@@ -49,6 +49,9 @@ _KIND = {"employee_id": "id", "name": "text", "first_name": "text", "last_name":
          "employment_type": "text", "status": "text", "weekly_hours": "number", "days_per_week": "number",
          "fte": "number", "pay": "number", "pay_basis": "text", "vacation_balance": "number",
          "sick_balance": "number"}
+#: Roles whose columns everyone may read (the directory): a column only a header word or IT's map names.
+PUBLIC_ROLES = ("employee_id", "name", "first_name", "last_name", "preferred_name", "manager", "department",
+                "job_title", "email")
 #: Roles that may name several columns (every pay column, every balance of a kind).
 MULTI = ("pay", "vacation_balance", "sick_balance")
 _CURRENCY = re.compile(r"\b(usd|eur|gbp|chf|sek|nok|dkk|pln|czk|huf|php|inr|cad|aud|brl|mxn)\b|[$€£₱₹]", re.I)
@@ -65,6 +68,7 @@ class Finding:
     confidence: float
     evidence: list[str] = field(default_factory=list)
     language: str = ""  # the language of the header word that named it ("" where values did)
+    suggested: bool = False  # found, but not used until IT's map says so (a manager known only by values)
 
     def line(self) -> str:
         return f"{self.role}: '{self.column}' ({self.confidence:.2f}; {'; '.join(self.evidence)})"
@@ -188,8 +192,13 @@ def header_candidates(header: str) -> list:
     matches = vocabulary().header_roles(header)
     roles_here = {r for r, _, _ in matches}
     return [(role, score, entry) for role, score, entry in matches
-            if not (role == "employee_id" and "manager" in roles_here)
-            and not (role in ("vacation_balance", "sick_balance") and _CURRENCY.search(header))]
+            if role in _KIND
+            and not (role == "employee_id" and "manager" in roles_here)
+            # "Vacation Used", "Urlaub genommen": what was used, not what is left (never booked against)
+            and not (role in ("vacation_balance", "sick_balance") and ("leave_taken" in roles_here
+                                                                        or _CURRENCY.search(header)))
+            # a header that says pay never gets a role everyone may read ("Salaire N-1" is no manager)
+            and not (role in PUBLIC_ROLES and "pay" in roles_here)]
 
 
 def _header_finding(role: str, name: str, score: float, entry) -> Finding:
@@ -265,28 +274,20 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
             findings["manager"].evidence.append("its values match no id, name or e-mail of the file")
             findings["manager"].confidence = min(findings["manager"].confidence, 0.5)
     else:
+        # A column whose values are the ids (or names) of others, with no header word saying manager, may be a
+        # mentor, a grade or an approver: it is suggested for IT's map (data --check, --write-map), never used
+        # for who may read whose record.
         for c, col in columns.items():
             vs = values[c]
             if c in taken or len(vs) < 2 or len({_key(v) for v in vs}) >= len(vs):
                 continue  # a reference repeats (a manager has several reports)
             target = next((roles[r][0] for r in keys if _references(df, c, roles[r][0]) >= 0.9), None)
-            if target is None and col.dtype in ("text", "int"):
-                # No id column found yet: the column whose values are all values of another unique column.
-                for other, ocol in columns.items():
-                    ov = values[other]
-                    if other != c and ov and len({_key(v) for v in ov}) == len(ov) == n \
-                            and _references(df, c, other) >= 0.9:
-                        target = other
-                        if not roles.get("employee_id") and _fits("id", ocol, ov):
-                            _move(roles, findings, taken, "employee_id", other,
-                                  Finding("employee_id", other, 0.8,
-                                          [f"unique values that '{c}' refers to"]))
-                        break
             if target:
                 share = _references(df, c, target)
-                _move(roles, findings, taken, "manager", c,
-                      Finding("manager", c, round(0.6 + 0.3 * share, 2),
-                              [f"{share:.0%} of its values are values of '{target}'"]))
+                findings["manager"] = Finding("manager", c, round(0.3 + 0.3 * share, 2),
+                                              [f"{share:.0%} of its values are values of '{target}'",
+                                               "no header word says manager: a suggestion for the column map, "
+                                               "not used"], suggested=True)
                 break
     _status_or_contract(columns, roles, findings, values, taken)
     # Text columns no header named: full/part-time, status, hourly/salaried by their values alone.
@@ -349,9 +350,16 @@ def gloss(table, column: str) -> str:
     """What a column is, in English, where its header is in another language ("Resturlaub (Tage)" ->
     "vacation balance"), so the record says it in the words a question uses; "" otherwise."""
     for role, finding in getattr(table, "findings", {}).items():
-        if column in table.roles.get(role, []) and finding.language not in ("", "en"):
+        if column in table.roles.get(role, []) and finding.language not in ("", "en") and not finding.suggested:
             return ROLES[role]
     return ""
+
+
+def table_languages(table) -> set[str]:
+    """The languages other than English that the file's headers are written in (from the header words that
+    named its columns)."""
+    return {f.language for f in getattr(table, "findings", {}).values() if f.language not in ("", "en")
+            and not f.suggested}
 
 
 def unfilled(roles: dict[str, list[str]]) -> list[str]:
@@ -369,9 +377,10 @@ def header_period(header: str) -> str:
     return vocabulary().period(header)
 
 
-def is_hr_department(value: Any) -> bool:
-    """Whether a department's name is HR's in any of the languages ("Personal", "Ressources humaines")."""
-    return bool(vocabulary().value_kind(value, ("hr_departments",)))
+def is_hr_department(value: Any, languages: set[str]) -> bool:
+    """Whether a department's name is HR's in one of ``languages`` (those the file's headers are in):
+    "Personal" is HR in a German export, and nobody's department in an English one."""
+    return bool(languages) and vocabulary().value_in(value, "hr_departments", languages)
 
 
 def header_core(header: str) -> str:

@@ -51,7 +51,7 @@ HR_DEPARTMENT = re.compile(r"^\s*(hr|human[ _-]?resources?|people([ _-]?(ops|ope
                            r"& culture))?)"
                            r"(\s+(department|dept\.?|team|division))?\s*$", re.I)
 _CURRENCY = re.compile(r"^\(?\s*([-+]?)\s*(?:[$€£¥₱₹]|PHP|USD|EUR|GBP)?\s*([-+]?[\d\s,.' ]*\d)\s*(?:[$€£¥₱₹%]|PHP|USD|EUR|GBP)?\s*\)?$")  # noqa: E501
-DATE_FORMATS = ["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%d/%m/%Y", "%Y/%m/%d", "%m/%d/%y", "%d-%b-%Y", "%d %b %Y",
+DATE_FORMATS = ["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%d/%m/%Y", "%Y/%m/%d", "%m/%d/%y", "%d/%m/%y", "%d-%b-%Y", "%d %b %Y",
                 "%b %d, %Y", "%B %d, %Y", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
 MAX_ROWS = 500_000
 
@@ -397,6 +397,10 @@ def parse_number(text: str, decimal: str = "") -> float | None:
     return value
 
 
+_NUMBERISH = re.compile(r"^[-+(]?\s*[$€£]?\s*[-+]?[\d][\d.,\s'\u00a0\u202f]*\s*[$€£%]?\)?$")
+_GROUPS_DOT = re.compile(r"^[-+]?\d{1,3}(\.\d{3}){2,}$")  # 1.234.567: dots group thousands
+_GROUPS_COMMA = re.compile(r"^[-+]?\d{1,3}(,\d{3}){2,}$")  # 1,234,567
+_ONE_GROUP = re.compile(r"^[-+]?\d{1,3}\.\d{3}$")  # 48.000: 48 or 48000? (48,000 is read as 48000, as before)
 _COMMA_DECIMAL = re.compile(r"^[-+(]?\s*[$€£]?\s*(\d{1,3}(\.\d{3})+,\d+|\d+,\d{1,2}|\d+,\d{4,})\s*[$€£%]?\)?$")
 _DOT_DECIMAL = re.compile(r"^[-+(]?\s*[$€£]?\s*(\d{1,3}(,\d{3})+\.\d+|\d+\.\d{1,2}|\d+\.\d{4,})\s*[$€£%]?\)?$")
 
@@ -406,15 +410,24 @@ def decimal_mark(rows: list[list[str]]) -> str:
     ``12,5`` and none ``4,850.00`` or ``12.5``; "." the other way round; "" where the cells cannot tell
     (only whole numbers, or both kinds)."""
     comma = dot = 0
-    for row in rows[1:]:
-        for cell in row:
-            if not cell or not cell[-1].isdigit() and cell[-1] not in "€$£%)":
-                continue
-            if _COMMA_DECIMAL.match(cell):
+    width = max((len(r) for r in rows), default=0)
+    for i in range(width):
+        cells = [r[i] for r in rows[1:] if i < len(r) and r[i]]
+        # Only columns of numbers count: "2,3" in a text column (a room, a version) says nothing.
+        if not cells or sum(bool(_NUMBERISH.match(c)) for c in cells) < 0.8 * len(cells):
+            continue
+        for cell in cells:
+            if _COMMA_DECIMAL.match(cell) or _GROUPS_DOT.match(cell):
                 comma += 1
-            elif _DOT_DECIMAL.match(cell):
+            elif _DOT_DECIMAL.match(cell) or _GROUPS_COMMA.match(cell):
                 dot += 1
     return "," if comma and not dot else "." if dot and not comma else ""
+
+
+def ambiguous_thousands(values: list[str]) -> bool:
+    """Whether a number column read without a known decimal mark holds figures like ``48.000``, which are
+    48 with a decimal point and 48000 with a decimal comma."""
+    return any(_ONE_GROUP.match(v) for v in values if v)
 
 
 #: Formats with the day and month in either order: the column, or the file, must say which.
@@ -465,7 +478,7 @@ def date_order(rows: list[list[str]], width: int) -> str:
 
 def _infer(name: str, values: list[str], decimal: str = "", order: str = "") -> Column:
     present = [v for v in values if v and v.lower() not in ("na", "n/a", "nan", "null", "none", "-")]
-    col = Column(name=name, dtype="text", missing=len(values) - len(present))
+    col = Column(name=name, dtype="text", missing=len(values) - len(present), decimal=decimal)
     col.examples = list(dict.fromkeys(present))[:3]
     if not present:
         return col
@@ -492,7 +505,6 @@ def _infer(name: str, values: list[str], decimal: str = "", order: str = "") -> 
             col.dtype, col.date_format = "date", fmt
         elif _date_format(present, "day-first"):
             col.ambiguous_dates = True  # both orders fit and nothing in the file says which
-    col.decimal = decimal
     return col
 
 
@@ -733,10 +745,12 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     order = cmap.dates or date_order(rows, len(names))
     columns: dict[str, Column] = {}
     series = {}
+    raw_cells: dict[str, list[str]] = {}
     for i, name in enumerate(names):
         values = [r[i] if i < len(r) else "" for r in data]
         col, series[name] = _column(name, values, decimal, order)
         columns[name] = col
+        raw_cells[name] = values[:2000]
     cmap.check_columns(columns, label)
     df = pd.DataFrame(series)
     roles = _guess_roles(columns, df)
@@ -747,6 +761,7 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     for role, cols in guess_semantic_roles(columns, taken).items():
         roles.setdefault(role, cols)
     roles, findings = infer_roles(columns, df, roles)
+    guessed_public = default_public_columns(columns, roles)  # what may be public at most, by the guess
     if cmap.confirmed:
         roles = {r: c for r, c in roles.items() if r == "sorted_name"}  # the confirmed map is complete
         findings = {}
@@ -765,7 +780,7 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
                              "have written that file; IT sets them in the site file's [columns]")
             from_file = {k: v for k, v in from_file.items() if k == "pay"}
         else:
-            public_cap = default_public_columns(columns, roles)
+            public_cap = guessed_public
         for role in _IDENTITY_ROLES:
             if isinstance(from_file.get(role), list) and len(from_file[role]) != 1:
                 raise DataFileError(f"The column settings {side_name} give a list for '{role}'; it takes one column.",
@@ -793,7 +808,10 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
         from engine.data.columns import Finding
 
         where = "the site file's [columns]" if role in (overrides or {}) else side_name
-        findings[role] = Finding(role, wanted[0], 1.0, [f"set in {where}"])
+        if wanted:  # (an empty list says no column has this role)
+            findings[role] = Finding(role, wanted[0], 1.0, [f"set in {where}"])
+        else:
+            findings.pop(role, None)
     df, columns = _derive_name(df, columns, roles)
     for role, cols in roles.items():
         for c in cols:
@@ -804,6 +822,10 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
     table.column_map = cmap
     table.conventions = {"decimal": decimal, "dates": order}
     for col in columns.values():
+        if not decimal and col.dtype in ("int", "float") and ambiguous_thousands(raw_cells[col.name]):
+            notes.append(f"'{col.name}' has numbers like 48.000 that are 48 with a decimal point and 48000 with a "
+                         "decimal comma, and nothing in the file says which; set decimal under [columns.format] in "
+                         "the column map")
         if col.ambiguous_dates:
             notes.append(f"'{col.name}' holds dates that fit both day-first and month-first, and nothing in the "
                          "file says which, so they are not read as dates; set dates = \"day-first\" (or "

@@ -97,6 +97,7 @@ class Vocabulary:
     periods: dict[str, list[Entry]] = field(default_factory=dict)
     values: dict[str, set[str]] = field(default_factory=dict)
     value_languages: dict[tuple[str, str], str] = field(default_factory=dict)
+    values_by_language: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     corpus: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> key -> headers
     languages: list[str] = field(default_factory=list)
     question_words: dict[str, set[str]] = field(default_factory=dict)  # language -> words that mark a question
@@ -150,6 +151,11 @@ class Vocabulary:
                 return kind
         return ""
 
+    def value_in(self, value: object, kind: str, languages: set[str]) -> bool:
+        """Whether a cell's whole text is a word of ``kind`` in one of ``languages``."""
+        text = fold(str(value)) if isinstance(value, str) else ""
+        return any(text in self.values_by_language.get(lang, {}).get(kind, ()) for lang in languages)
+
     def value_language(self, value: object, kind: str) -> str:
         return self.value_languages.get((kind, fold(str(value))), "")
 
@@ -158,7 +164,8 @@ class Vocabulary:
 def vocabulary() -> Vocabulary:
     """All language files, read once."""
     vocab = Vocabulary()
-    for path in sorted(LANG_DIR.glob("*.toml")):
+    # English first: on a tie between two languages' words the English reading stands
+    for path in sorted(LANG_DIR.glob("*.toml"), key=lambda p: (p.stem != "en", p.stem)):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         lang = str(data.get("language") or path.stem)
         vocab.languages.append(lang)
@@ -168,6 +175,7 @@ def vocabulary() -> Vocabulary:
         for key, entries in data.get("values", {}).items():
             for e in entries:
                 vocab.values.setdefault(key, set()).add(fold(e))
+                vocab.values_by_language.setdefault(lang, {}).setdefault(key, set()).add(fold(e))
                 vocab.value_languages.setdefault((key, fold(e)), lang)
         vocab.corpus[lang] = {k: list(v) for k, v in data.get("corpus", {}).items()}
         question = data.get("question", {})
