@@ -129,6 +129,7 @@ def test_the_record_says_in_english_what_a_german_column_is(german):
     assert "Resturlaub (Tage): 12.5 (vacation balance, days)" in text
     assert "Monatsgehalt (EUR): 4850 (pay, EUR per month)" in text
     assert "Vorgesetzter: Jürgen Weiß" in text
+    assert "Abteilung: Fertigung (department: production)" in text
 
 
 # -- conventions -----------------------------------------------------------------------------------

@@ -529,3 +529,17 @@ def test_other_than_with_a_year_is_no_threshold():
 
     assert not asked_threshold("Who other than me started in 2024?")
     assert asked_threshold("Who has more than 40 hours of PTO?")
+
+
+@pytest.mark.parametrize("value, text, yes", [
+    ("Elternzeit", "Who is currently on parental leave?", True),
+    ("Teilzeit", "How many part-timers do we have?", True),
+    ("Personal", "Who works in HR?", True),
+    ("Ressources humaines", "Who works in HR?", True),
+    ("Elternzeit", "Who is on probation?", False),
+    ("Fertigung", "How many people work in sales?", False),
+])
+def test_a_value_in_another_language_is_mentioned_by_its_english_meaning(value, text, yes):
+    from engine.agent.slots import mentioned
+
+    assert mentioned(value, text) is yes

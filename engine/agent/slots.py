@@ -150,7 +150,12 @@ def mentioned(value: str, text: str) -> bool:
 
     if all(seen(w) for w in words):
         return True
-    return len(words) >= 2 and "".join(w[0] for w in words) in asked
+    if len(words) >= 2 and "".join(w[0] for w in words) in asked:
+        return True
+    from engine.data.vocab import vocabulary
+
+    meaning = vocabulary().gloss(value)  # "Elternzeit" is parental leave: "Who is on parental leave?" names it
+    return bool(meaning) and meaning.casefold() != value.casefold() and mentioned(meaning, text)
 
 
 def question_dates(text: str) -> list[str]:

@@ -159,6 +159,12 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
         meaning = gloss(table, col.name)  # "Resturlaub (Tage)" is the vacation balance
         if meaning:
             note = f"{meaning}, {note}" if note else meaning
+        if col.dtype == "text":
+            from engine.data.vocab import vocabulary
+
+            said = vocabulary().gloss(text)  # "Elternzeit": on parental leave
+            if said and said.casefold() != text.casefold():
+                note = f"{note}: {said}" if note else said
         if "manager" in col.roles:
             text = _manager_name(table, text) or text
         profile.facts.append(Fact(col.name, text, note, col.name))

@@ -102,6 +102,11 @@ class Vocabulary:
     languages: list[str] = field(default_factory=list)
     question_words: dict[str, set[str]] = field(default_factory=dict)  # language -> words that mark a question
     answer_in: dict[str, str] = field(default_factory=dict)  # language -> the instruction to answer in it
+    glosses: dict[str, str] = field(default_factory=dict)  # a cell value (folded) -> its meaning in English
+
+    def gloss(self, value: str) -> str:
+        """A cell value's meaning in English words ("Elternzeit" -> "parental leave"), or ""."""
+        return self.glosses.get(fold(value), "")
 
     def question_language(self, text: str) -> str:
         """The language a question is written in, by its common words ("Wie viele Urlaubstage habe ich
@@ -178,6 +183,8 @@ def vocabulary() -> Vocabulary:
                 vocab.values_by_language.setdefault(lang, {}).setdefault(key, set()).add(fold(e))
                 vocab.value_languages.setdefault((key, fold(e)), lang)
         vocab.corpus[lang] = {k: list(v) for k, v in data.get("corpus", {}).items()}
+        for value, meaning in data.get("glosses", {}).items():
+            vocab.glosses.setdefault(fold(value), str(meaning))
         question = data.get("question", {})
         vocab.question_words[lang] = {fold(w) for w in question.get("words", [])}
         if question.get("answer"):
