@@ -21,6 +21,7 @@ from engine.data.schema import hourly_value, part_time_value
 
 BANK = Path(__file__).with_name("data") / "examples.jsonl"
 SHOWN = 2
+_PLAIN_ROLES = {"vacation_balance", "sick_balance", "days_per_week"}
 SECOND_EXAMPLE = 0.6  # a second calculation example only if it is this near too (a near-miss gets copied)
 _VACATION = re.compile(r"vacation|annual|holiday|pto|paid[ _-]?time|leave", re.I)
 _SICK = re.compile(r"sick", re.I)
@@ -57,7 +58,8 @@ def table_words(table, viewer) -> dict[str, str]:
             words[key] = q(col)
     if table.pay_columns:
         words["pay"] = q(table.pay_columns[0])
-    numeric = [c for c, col in table.columns.items() if col.dtype in ("int", "float") and not col.roles]
+    # Plain figures: number columns with no meaning beyond their figure (a leave balance is one).
+    numeric = [c for c, col in table.columns.items() if col.dtype in ("int", "float") and set(col.roles) <= _PLAIN_ROLES]
     balance = next((c for c in numeric if _VACATION.search(c) and not _SICK.search(c)), None)
     sick = next((c for c in numeric if _SICK.search(c)), None)
     if balance:

@@ -99,6 +99,13 @@ def format_result(result: QueryResult) -> ToolResult:
     return ToolResult(text=text, data={"value": _json_safe(value)}, kind="scalar")
 
 
+
+#: The column meanings the tool's card names beside a column (who is who, pay and its basis, dates of
+#: service); the others (a site, a leave balance, a status) are for code and the record, which say them.
+CARD_ROLES = {"name", "employee_id", "manager", "department", "email", "username", "pay", "first_name", "last_name",
+              "preferred_name", "sorted_name", "hire_date", "probation_end", "employment_type", "pay_basis",
+              "weekly_hours", "fte"}
+
 class EmployeeDataTool(Tool):
     """Answers questions about employees from the employee table, as the signed-in user may see it."""
 
@@ -145,8 +152,9 @@ class EmployeeDataTool(Tool):
         public = self.viewer("").public_columns
         for col in self.table.columns.values():
             desc = f'{py_string(col.name)} ({col.dtype}'
-            if col.roles:
-                desc += ", " + ", ".join(r.replace("_", " ") for r in col.roles)
+            said = [r for r in col.roles if r in CARD_ROLES]
+            if said:
+                desc += ", " + ", ".join(r.replace("_", " ") for r in said)
             desc += ")"
             if col.examples and col.name in public:
                 desc += " e.g. " + ", ".join(py_string(str(e)) for e in col.examples[:2])
