@@ -337,3 +337,10 @@ def test_a_name_written_with_umlauts_never_finds_someone_written_without_them():
     table = _table(["Name", "Department"], [["Jurgen Muller", "Ops"], ["Ana Cruz", "Ops"]])
     assert find_user_row(table, "Jürgen Müller") is None
     assert find_user_row(table, "jurgen muller") == 0
+
+
+def test_a_header_english_shares_with_another_language_gets_no_gloss():
+    from engine.data.columns import gloss
+
+    table = _table(["Name", "Position", "Abteilung"], [["Ana Cruz", "Clerk", "Ops"], ["Bo Li", "Lead", "Ops"]])
+    assert gloss(table, "Position") == "" and gloss(table, "Abteilung") == "department"

@@ -351,6 +351,9 @@ def gloss(table, column: str) -> str:
     "vacation balance"), so the record says it in the words a question uses; "" otherwise."""
     for role, finding in getattr(table, "findings", {}).items():
         if column in table.roles.get(role, []) and finding.language not in ("", "en") and not finding.suggested:
+            # ("position" is German and English alike: an English reader needs no gloss of it)
+            if any(r == role for r, _, _ in vocabulary().header_roles(column, "en")):
+                return ""
             return ROLES[role]
     return ""
 

@@ -117,12 +117,15 @@ class Vocabulary:
         best = max((lang for lang in hits if lang != "en"), key=lambda lang: hits[lang], default="")
         return best if best and hits[best] >= 2 and hits[best] > english else "en"
 
-    def header_roles(self, header: str) -> list[tuple[str, float, Entry]]:
-        """(role, score, entry) for every role whose entry matches the header's words, best first."""
+    def header_roles(self, header: str, language: str = "") -> list[tuple[str, float, Entry]]:
+        """(role, score, entry) for every role whose entry matches the header's words, best first (only
+        ``language``'s entries where one is given)."""
         words = core(header).split()
         out: dict[str, tuple[float, Entry]] = {}
         for role, entries in self.headers.items():
             for entry in entries:
+                if language and entry.language != language:
+                    continue
                 s = entry.score(words)
                 if s and s > out.get(role, (0.0, entry))[0]:
                     out[role] = (s, entry)
