@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.data.vocab import core, fold, vocabulary
+from engine.data.vocab import fold, vocabulary
 
 #: Every role the data layer knows, in the order ``data --check`` prints them, with what it is.
 ROLES: dict[str, str] = {
@@ -55,7 +55,6 @@ PUBLIC_ROLES = ("employee_id", "name", "first_name", "last_name", "preferred_nam
 #: Roles that may name several columns (every pay column, every balance of a kind).
 MULTI = ("pay", "vacation_balance", "sick_balance")
 _CURRENCY = re.compile(r"\b(usd|eur|gbp|chf|sek|nok|dkk|pln|czk|huf|php|inr|cad|aud|brl|mxn)\b|[$€£₱₹]", re.I)
-_ID_VALUE = re.compile(r"^[A-Za-z]{0,5}[-_./ ]?\d{1,9}[A-Za-z]?$")
 _NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
 
 
@@ -116,13 +115,13 @@ def _value_share(values: list[Any], kinds: tuple[str, ...]) -> tuple[float, str]
     return (len(hits) / len(values) if values else 0.0), lang
 
 
-def _references(df, source: str, target: str) -> float:
-    """The share of ``source``'s values that are values of ``target`` (a manager column's ids or names)."""
-    values = _present(df, source)
-    if not values:
+def _references(values: dict, source: str, target: str) -> float:
+    """The share of ``source``'s values that are values of ``target`` (a manager column's ids or names);
+    ``values``: each column's present values, as ``infer_roles`` gathered them once."""
+    if not values[source]:
         return 0.0
-    keys = {_key(v) for v in _present(df, target)}
-    return sum(_key(v) in keys for v in values) / len(values)
+    keys = {_key(v) for v in values[target]}
+    return sum(_key(v) in keys for v in values[source]) / len(values[source])
 
 
 def infer_roles(columns: dict, df, guessed: dict[str, list[str]]) -> tuple[dict[str, list[str]], dict[str, Finding]]:
@@ -264,7 +263,7 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
     mgr = (roles.get("manager") or [None])[0]
     if mgr:
         for r in keys:
-            share = _references(df, mgr, roles[r][0])
+            share = _references(values, mgr, roles[r][0])
             if share >= 0.5:
                 findings["manager"].evidence.append(f"{share:.0%} of its values are {r.replace('_', ' ')}s "
                                                     f"of '{roles[r][0]}'")
@@ -281,9 +280,9 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
             vs = values[c]
             if c in taken or len(vs) < 2 or len({_key(v) for v in vs}) >= len(vs):
                 continue  # a reference repeats (a manager has several reports)
-            target = next((roles[r][0] for r in keys if _references(df, c, roles[r][0]) >= 0.9), None)
+            target = next((roles[r][0] for r in keys if _references(values, c, roles[r][0]) >= 0.9), None)
             if target:
-                share = _references(df, c, target)
+                share = _references(values, c, target)
                 findings["manager"] = Finding("manager", c, round(0.3 + 0.3 * share, 2),
                                               [f"{share:.0%} of its values are values of '{target}'",
                                                "no header word says manager: a suggestion for the column map, "
@@ -325,21 +324,16 @@ def _status_or_contract(columns: dict, roles: dict, findings: dict, values: dict
             continue
         contract, lang_c = _value_share(values[c], ("full_time", "part_time"))
         state, lang_s = _value_share(values[c], ("status_active", "status_away", "status_inactive", "probation"))
-        if role == "employment_type" and state > contract and state >= 0.5:
-            findings.pop("employment_type", None)
-            roles.pop("employment_type")
+        # (the other role, the share of its words, what they say, their language)
+        other, share, says, lang = (("status", state, "are status words", lang_s) if role == "employment_type" else
+                                    ("employment_type", contract, "say full- or part-time", lang_c))
+        if share >= 0.5 and share > (contract if role == "employment_type" else state):
+            findings.pop(role, None)
+            roles.pop(role)
             taken.discard(c)
-            if not roles.get("status"):
-                _move(roles, findings, taken, "status", c,
-                      Finding("status", c, 0.9, [f"{state:.0%} of the values are status words ({lang_s})"]))
-        elif role == "status" and contract > state and contract >= 0.5:
-            findings.pop("status", None)
-            roles.pop("status")
-            taken.discard(c)
-            if not roles.get("employment_type"):
-                _move(roles, findings, taken, "employment_type", c,
-                      Finding("employment_type", c, 0.9, [f"{contract:.0%} of the values say full- or part-time "
-                                                          f"({lang_c})"]))
+            if not roles.get(other):
+                _move(roles, findings, taken, other, c, Finding(other, c, 0.9, [f"{share:.0%} of the values {says} "
+                                                                               f"({lang})"]))
         elif role in findings and not any("words" in e for e in findings[role].evidence):
             share, lang = (contract, lang_c) if role == "employment_type" else (state, lang_s)
             if share:
@@ -384,7 +378,3 @@ def is_hr_department(value: Any, languages: set[str]) -> bool:
     """Whether a department's name is HR's in one of ``languages`` (those the file's headers are in):
     "Personal" is HR in a German export, and nobody's department in an English one."""
     return bool(languages) and vocabulary().value_in(value, "hr_departments", languages)
-
-
-def header_core(header: str) -> str:
-    return core(header)
