@@ -64,6 +64,8 @@ class Settings:
                                "and filling slots), 'react' (one tool call per model call), 'plan' (every tool call "
                                "planned at once, then the answer) or 'auto' (a plan for a question with several "
                                "parts, ReAct otherwise).", choices=("route", "react", "plan", "auto"))
+    rule_readers: str = _setting("", "Rules code settles by itself, in the order tried: reader names, comma-separated "
+                                 "(cap, rate, multiple, unit_pay, per_unit, total). Empty: all, in their own order.")
     turn_format: str = _setting("react", "How the model writes a step: 'react' (Thought/Action text), 'tool-call' "
                                 "(the model's own tool calls) or 'auto' (tool calls where the model's chat template "
                                 "has them).", choices=("react", "tool-call", "auto"))

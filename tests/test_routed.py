@@ -50,7 +50,12 @@ def rate_undefined(monkeypatch):
     leaves a payout's arithmetic to the model, whose lines these tests check."""
     import engine.agent.routed as routed
 
+    import engine.agent.rules.base as base
+    import engine.agent.rules.unit_pay as unit_pay
+
     monkeypatch.setattr(routed, "rate_definition", lambda text: None)
+    monkeypatch.setattr(base, "rate_definitions", lambda text: [])
+    monkeypatch.setattr(unit_pay, "rate_definitions", lambda text: [])
 
 
 @pytest.fixture
@@ -59,7 +64,9 @@ def total_by_model(monkeypatch):
     checks on the model's lines."""
     import engine.agent.routed as routed
 
-    monkeypatch.setattr(routed._Turn, "_record_total", lambda self, part: [])
+    from engine.agent.rules.catalog import readers
+
+    monkeypatch.setattr(routed, "rule_readers", lambda order="": [r for r in readers(order) if r.name != "total"])
 
 
 def answer_of(agent, question):
@@ -767,10 +774,13 @@ def test_only_a_plain_total_of_named_balances_is_code_s(tools, embedder, questio
 
     from engine.agent.routed import Part, _Turn
 
+    from engine.agent.rules.total import RecordTotal
+
     agent, backend = make(tools, embedder, [], bank=[(question, "my_calc")])
     turn = _Turn(agent, question, threading.Event(), 0.0)
-    assert turn._record_total(Part(question)) == []
-    assert turn._record_total(Part("How many sick and vacation days do I have in total?"))  # (the test can fail)
+    assert RecordTotal().read(turn._view(Part(question), [])) is None
+    plain = "How many sick and vacation days do I have in total?"
+    assert RecordTotal().read(turn._view(Part(plain), []))  # (the test can fail)
 
 
 def test_where_the_time_of_a_question_went_is_in_its_trace_stage_by_stage(tools, embedder):

@@ -79,7 +79,9 @@ def question_figures(question: str) -> list[Figure]:
     """Quantities the question states with a unit ("a 4-day request", "10 hours")."""
     out = []
     # "a 4-day request", "10 vacation days", "5 hours of overtime": the unit may follow a word or two later.
-    for m in re.finditer(rf"\b{_NUM}[\s-]+(?:[a-z]+[\s-]+){{0,2}}?{_UNIT}\b", question, re.I):
+    # "5 of my vacation days": the figure counts the days the words after "of" name.
+    for m in re.finditer(rf"\b{_NUM}[\s-]+(?:of\s+(?:my|the|your|our|his|her|their|those|these)\s+)?"
+                         rf"(?:[a-z]+[\s-]+){{0,2}}?{_UNIT}\b", question, re.I):
         value = _value(m.group(1))
         unit = _UNITS.get(m.group(2).lower().rstrip("s") + ("s" if m.group(2).lower().endswith("s") else ""),
                           _UNITS.get(m.group(2).lower(), "days"))

@@ -12,17 +12,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.agent.rules.words import words
+
 _NUM = r"(\d+(?:\.\d+)?)"
 _UNIT = r"(hours?|days?|weeks?)"
 #: A question about what happens to a balance at a carry-over cap.
 ASKS_CARRY = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b", re.I)
 ASKS_LOSS = re.compile(r"\b(forfeit\w*|lose|lost|losing|laps\w*|expire\w*|wasted?|use it or lose it)\b", re.I)
-_CARRIES = re.compile(r"\bcarr(?:y|ied|ies)\w*\s+(?:over|forward|into|to the next)|\broll(?:ed|s)?\s+over", re.I)
+_RULE_WORDS = words("en")
+_CARRIES = _RULE_WORDS.family("carry")
 #: A limit a rule sets ("up to 60 hours", "a maximum of 10 days"): the figure and its unit.
-LIMIT = re.compile(rf"\b(?:up to(?: a maximum(?: balance)? of)?|a maximum(?: balance)? of|maximum of|max\.?|no more than"
-                  rf"|at most|not more than)\s+{_NUM}\s+"
-                  rf"(?:[a-z]+\s+){{0,2}}?{_UNIT}\b", re.I)
-_LOSS_WORD = re.compile(r"\b(forfeited|forfeit|lapses?|lapsed|lost|expires?|expired|cancelled|canceled)\b", re.I)
+LIMIT = re.compile(rf"(?:{_RULE_WORDS.family('limit').pattern})\s+{_NUM}\s+(?:[a-z]+\s+){{0,2}}?{_UNIT}\b", re.I)
+#: A limit said as what is lost beyond it ("more than 40 hours will not roll over", "any days above 5 lapse").
+_OVER = re.compile(rf"(?:{_RULE_WORDS.family('over').pattern})\s+(?:the\s+)?{_NUM}\s+(?:[a-z]+\s+){{0,2}}?{_UNIT}\b", re.I)
+_UNIT_OVER = re.compile(rf"\b{_UNIT}\s+(?:[a-z]+\s+){{0,2}}?(?:{_RULE_WORDS.family('over').pattern})\s+(?:the\s+)?"
+                        rf"{_NUM}\b(?![\s-]*(?:%|percent|years?))", re.I)
+_LOSS_WORD = _RULE_WORDS.family("loss")
 
 
 @dataclass
@@ -56,10 +61,19 @@ def find_cap(units, question: str = "") -> Cap | None:
             continue
         if kinds and not kinds & _kinds(u.text):  # (a sentence naming no kind is no cap for a named one)
             continue
-        for m in LIMIT.finditer(u.text):
-            unit = m.group(2).lower().rstrip("s") + "s"
-            found.setdefault((float(m.group(1)), unit), Cap(float(m.group(1)), unit, u.label, u.passage))
+        for amount, unit in limits(u.text):
+            found.setdefault((amount, unit), Cap(amount, unit, u.label, u.passage))
     return next(iter(found.values())) if len(found) == 1 else None
+
+
+def limits(text: str) -> list[tuple[float, str]]:
+    """The limits a carry-over sentence sets, as (figure, unit): "up to 40 hours", and, where it says what is
+    lost, "more than 40 hours will not roll over" or "any days above 5 lapse"."""
+    out = [(float(m.group(1)), m.group(2).lower().rstrip("s") + "s") for m in LIMIT.finditer(text)]
+    if _RULE_WORDS.has("loss", text):
+        out += [(float(m.group(1)), m.group(2).lower().rstrip("s") + "s") for m in _OVER.finditer(text)]
+        out += [(float(m.group(2)), m.group(1).lower().rstrip("s") + "s") for m in _UNIT_OVER.finditer(text)]
+    return list(dict.fromkeys(out))
 
 
 def loss_word(units) -> str:
@@ -67,7 +81,7 @@ def loss_word(units) -> str:
     for u in units:
         m = _LOSS_WORD.search(u.text)
         if m:
-            word = m.group(1).lower()
+            word = m.group(0).lower()
             for stem, said in (("forfeit", "are forfeited"), ("laps", "lapse"), ("expir", "expire"), ("lost", "are lost"),
                                ("cancel", "are cancelled")):
                 if word.startswith(stem):

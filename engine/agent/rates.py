@@ -29,9 +29,23 @@ _TERM_IS = re.compile(
     r"((?:,? (?:and )?(?:then )?(?:multiplied by|times|divided by) " + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
 #: "Each day is paid at 1/260 of your annual salary", "one day's pay is 1/21.75 of the monthly salary".
 _FRACTION_OF = re.compile(
-    r"\b(?:each |one |a )?(day|hour|week)(?:'s pay)? (?:is paid at|is paid|is worth|is|equals) "
-    r"1 ?/ ?" + _NUMBER + r" of (?:your |the |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)"
+    r"\b(day|hour|week)s?(?:'s pay)?(?:\s+[a-z-]+){0,4}?\s+(?:(?:is|are|will be|shall be)\s+(?:paid(?:\s+out)?\s+at"
+    r"|paid|worth|compensated at)|is|equals)\s+(?:a rate of\s+)?1\s?/\s?" + _NUMBER
+    + r"(?:st|nd|rd|th)? of (?:your |the |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)"
     r"(?: base)? (?:salary|pay|base rate|rate|wage)", re.I)
+#: "Hourly rate = annual salary / 2,080", "daily rate = monthly salary x 12 / 260".
+_TERM_EQUALS = re.compile(
+    r"\b((?:base |basic |regular |normal |standard )?(hourly|daily|weekly|monthly) (?:rate|pay|wage))\s*=\s*"
+    r"(?:the |your )?(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage)"
+    r"((?:\s*[/÷x×*]\s*" + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
+#: "To find your hourly rate, divide your annual salary by 2,080", "divide the annual salary by 260 to get the
+#: daily rate": the term from the same sentence, else from the divisor's unit ("by 2,080 hours").
+_DIVIDE = re.compile(
+    r"\bdivid(?:e|ing|ed) (?:the |your |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)(?: base)? "
+    r"(?:salary|base rate|pay rate|rate|pay|wage) by " + _NUMBER + r"(?: (hours|working days|work days|days|weeks))?",
+    re.I)
+_TERM_NEAR = re.compile(r"\b((?:base |basic |regular |normal |standard )?(hourly|daily|weekly) (?:rate|pay|wage))\b", re.I)
+_DIVISOR_UNIT = {"hours": "hour", "working days": "day", "work days": "day", "days": "day", "weeks": "week"}
 _OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)
 
 
@@ -70,14 +84,40 @@ def _figure(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+def rate_definitions(text: str) -> list[RateDefinition]:
+    """Every rate a text defines from pay, one per sentence ("Hourly rate = annual salary / 2,080. A day of
+    leave is paid at 1/260 of the annual salary." defines two)."""
+    found = [d for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z])", text) if (d := _definition(sentence)) is not None]
+    return list({(d.per, d.base): d for d in found}.values())
+
+
 def rate_definition(text: str) -> RateDefinition | None:
-    """The rate a sentence defines from pay, or None."""
+    """The (first) rate a text defines from pay, or None."""
+    found = rate_definitions(text)
+    return found[0] if found else None
+
+
+def _definition(text: str) -> RateDefinition | None:
     m = _TERM_IS.search(text)
     if m:
         steps = [("*" if op.lower() in ("multiplied by", "times") else "/", _figure(n)) for op, n in _OP.findall(m.group(4))]
         if steps and all(v > 0 for _, v in steps):
             term = " ".join(m.group(1).lower().split())
             return RateDefinition(term, _PER_WORD[m.group(2).lower()], _PERIOD_WORD[m.group(3).lower()], steps)
+    m = _TERM_EQUALS.search(text)
+    if m:
+        steps = [("/" if op in "/÷" else "*", _figure(n)) for op, n in re.findall(r"([/÷x×*])\s*" + _NUMBER, m.group(4))]
+        if steps and all(v > 0 for _, v in steps):
+            return RateDefinition(" ".join(m.group(1).lower().split()), _PER_WORD[m.group(2).lower()],
+                                  _PERIOD_WORD[m.group(3).lower()], steps)
+    m = _DIVIDE.search(text)
+    if m and _figure(m.group(2)) > 0:
+        near = _TERM_NEAR.search(text)
+        per = _PER_WORD[near.group(2).lower()] if near else _DIVISOR_UNIT.get((m.group(3) or "").lower(), "")
+        if per:
+            adjective = {"hour": "hourly", "day": "daily", "week": "weekly"}[per]
+            term = " ".join(near.group(1).lower().split()) if near else f"{adjective} rate"
+            return RateDefinition(term, per, _PERIOD_WORD[m.group(1).lower()], [("/", _figure(m.group(2)))])
     m = _FRACTION_OF.search(text)
     if m and _figure(m.group(2)) > 0:
         per = m.group(1).lower()
@@ -158,13 +198,25 @@ _OF_HOURLY = re.compile(r"\b(?:base |basic |regular |normal |standard |ordinary 
 _ADDED = re.compile(r"\b(?:on top of|in addition to|an? (?:extra|additional)|(?:extra|additional) [$€£\d]|premium of"
                     r"|differential|supplement|uplift)\b", re.I)
 #: Kinds of day a clause or a question names, each as one word.
-_DAY_KINDS = (
-    ("rest", re.compile(r"\b(?:sundays?|saturdays?|weekends?|rest days?|days? off|non-working days?)\b", re.I)),
-    ("holiday", re.compile(r"\b(?:public|bank|national|statutory|federal|official) holidays?\b|\bholidays?\b", re.I)),
-    ("night", re.compile(r"\bnights?\b|\bnight[- ]shifts?\b|\b(?:2[0-3]|1[89]):00\b", re.I)),
-    ("work", re.compile(r"\b(?:working|work|week|business|regular|normal|ordinary) ?days?\b|\bweekdays?\b"
-                        r"|\bmonday|\btuesday|\bwednesday|\bthursday|\bfriday", re.I)),
-)
+def _day_kinds():
+    """Kinds of day a clause or a question names, each as one word: the rule words' families (holiday names,
+    night shifts, rest days) and the working days."""
+    from engine.agent.rules.words import words
+
+    w = words("en")
+    return (
+        ("rest", re.compile(r"\b(?:sundays?|saturdays?|weekends?|rest days?|days? off|non-working days?)\b|"
+                            + w.family("rest").pattern, re.I)),
+        ("holiday", re.compile(r"\b(?:public|bank|national|statutory|federal|official) holidays?\b|\bholidays?\b|"
+                               + w.family("holiday").pattern, re.I)),
+        ("night", re.compile(r"\bnights?\b|\bnight[- ]shifts?\b|\b(?:2[0-3]|1[89]):00\b|" + w.family("night").pattern,
+                             re.I)),
+        ("work", re.compile(r"\b(?:working|work|week|business|regular|normal|ordinary) ?days?\b|\bweekdays?\b"
+                            r"|\bmonday|\btuesday|\bwednesday|\bthursday|\bfriday", re.I)),
+    )
+
+
+_DAY_KINDS = _day_kinds()
 
 
 @dataclass

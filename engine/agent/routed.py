@@ -34,8 +34,7 @@ from typing import Generator, Iterator
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
 from engine.agent.applies import question_figures as question_figures_of
 from engine.agent import caps
-from engine.agent.rates import (PerUnit, RateDefinition, RateMultiple, applies_to, day_kinds, multiple_for, pay_period_of,
-                                per_unit_amounts, rate_definition, rate_multiples)
+from engine.agent.rates import applies_to, pay_period_of, rate_definition
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
                                     shown_value, substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
@@ -47,6 +46,9 @@ from engine.agent import small_talk
 from engine.agent.loop import Agent
 from engine.agent.plan import several_parts
 from engine.agent.router import KINDS, Route, Router
+from engine.agent.rules.base import PAY_NAMES, Settled, View
+from engine.agent.rules.catalog import readers as rule_readers
+from engine.agent.rules.words import words as rule_words
 from engine.agent.slots import SlotGrammar, cut_ties
 from engine.agent.steps import (ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                                 StageStarted, Step, ThoughtStep, Trace, TraceStep)
@@ -101,6 +103,9 @@ _MONEY = re.compile(r"salar|\bpa(y|id)\b|payout|payment|\brate\b|wage|earn|worth
 _SERVICE = re.compile(r"\bservice\b|\btenure\b|anniversar|senior|\baccru|years? (of|with)\b", re.I)
 _NAMES = re.compile(r"\b(?!(?:round|abs|min|max|sqrt)\b)[a-z_][a-z0-9_]*\b")
 _PAY_WORDS = re.compile(r"salar|\bpay\b|paid|earn|wage|compensation|income|rate|bonus", re.I)
+#: Money for a quantity the question states, and "how many … do I have (left)?" (engine/agent/rules/lang/en.toml).
+_AMOUNT_FOR = rule_words().family("asks.amount_for")
+_HAVE_LEFT = rule_words().family("asks.have_left")
 
 
 def split_parts(question: str) -> list[str]:
@@ -127,47 +132,8 @@ def split_parts(question: str) -> list[str]:
 _POLICY_ACTION = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b|\bforfeit|\blaps(?:e|es|ed)\b|\bexpire"
                             r"|\bcash(?:ed|ing)? (?:out|in)\b|\bencash|\bsell|\bsold\b|\bbuy[ -]?back|\bconvert"
                             r"|\bpay(?:s|ed)? out\b|\bpayout\b", re.I)
-#: Money for a quantity the question states: "how much would I get for 10 days", "what allowance … for a 4-day trip".
-_AMOUNT_FOR = re.compile(r"\b(?:how much|what)\b[^?]*\b(?:get|earn|receive|paid|pay|worth|allowance|per diem"
-                         r"|reimburs\w*)\b[^?]*\bfor (?:an? |the )?\d+(?:\.\d+)?[ -](?:hours?|days?|nights?|"
-                         r"weeks?|miles?|km|kilomet\w+)\b", re.I)
-#: What a number of hours or days would pay ("how much would I get for 10 days", "what would 16 hours pay").
-_ASKS_PAY = re.compile(r"\bhow much\b|\bwhat would\b[^?]*\bpay\b|\bworth\b|\b(?:get|receive|be paid|earn)\b", re.I)
-#: A rule that pays at someone's rate ("are paid at the employee's base hourly rate").
-_PAID_AT_RATE = re.compile(r"\bpaid (?:out )?at\b|\bpaid (?:in line with|according to)\b", re.I)
-#: "all of them", "my whole balance": the quantity is the person's balance.
-_ALL_OF = re.compile(r"\ball (?:of )?(?:them|it|my|those|these|the (?:remaining|unused))\b|\b(?:whole|entire|full) "
-                     r"(?:balance|remaining)|\beverything\b|\ball (?:\w+ )?(?:days|hours|leaves?)\b", re.I)
-#: "How many sick and vacation days do I have in total?": a sum of the record's balances ...
-_TOTAL = re.compile(r"\b(?:in total|total|combined|together|altogether|in all|sum of|add(?:ed)? up)\b", re.I)
-#: ... and not another combination of them.
-_NOT_A_SUM = re.compile(r"\b(?:difference|differ|minus|average|ratio|per|times|percent|share|worth|pay|paid|cash"
-                        r"|encash|if)\b|\b(?:more|less|fewer)\b[^?]*\bthan\b", re.I)
-#: A follow-up's word for what the turn before was about ("how much would those be worth?").
-_THOSE = re.compile(r"\b(?:those|them|these)\b", re.I)
-#: "the maximum allowed", "as many as I can": the quantity is the rule's limit.
-_MOST_ALLOWED = re.compile(r"\b(?:the )?(?:maximum|max|most)(?: (?:allowed|possible|permitted|amount|number))?\b"
-                           r"|\bas (?:many|much) as (?:i can|allowed|possible)\b", re.I)
-#: A rule that says what something pays ("each day is paid at …", "the payment for each day is the daily rate").
-_PAYMENT = re.compile(r"\b(?:paid|payment|pays?|worth)\b", re.I)
 #: A rule about turning leave into money.
 _CONVERTS = re.compile(r"cash|encash|convert|sell|sold|buy[ -]?back|payout|paid out|pay out|\bbe paid for\b", re.I)
-#: A multiple of a rate or an amount on top of it: that is a reading the model does, not code's product.
-_MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s*(?:times|x\b|%|percent)|time and a half|\bdouble\b|\btriple\b"
-                       r"|\bextra\b|\bpremium\b|\bdifferential\b|\bon top of\b", re.I)
-#: Work paid at more than the plain rate: the rule's multiple is the model's reading, not code's product.
-_PREMIUM = re.compile(r"\bovertime\b|\b(?:public|bank|company|national|statutory|federal) holidays?\b|\bnight"
-                      r"|\bweekend|\bsunday|\bsaturday|\bshift\b"
-                      r"|\bbonus\b|\bon call\b|\bcall[ -]out\b", re.I)
-#: A rule that exempts people from overtime pay or the like: who is exempt is not code's reading.
-_EXEMPT = re.compile(r"(?<!non-)\bexempt\b|\bnot (?:eligible|entitled) (?:for|to) (?:overtime|premium)", re.I)
-#: Words of a question about pay that tell no rule from another.
-_GENERIC_PAY_WORDS = {"pay", "paid", "receive", "earn", "employee", "associate", "staff", "company", "work", "worked",
-                      "policy", "rate", "amount", "money", "allowed"}
-#: "How many sick days do I have (left)?": a balance of the record.
-_HAVE_LEFT = re.compile(r"\bhow (?:many|much)\b(?:(?!\b(?:if|would|could|will)\b)[^?])*\b(?:do|did) i (?:still |currently )?"
-                        r"have(?:\s+(?:left|remaining|available|now|currently|right now|at the moment|saved up|saved|"
-                        r"in (?:my|the) [a-z]+ balance))*\s*[?.!]?\s*$", re.I)
 #: What the policy gives (an entitlement), rather than what is left of it.
 _ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\b|\bentitled\b|\bearn|\baccru"
                           r"|\bget\b|\ballowed\b|\bcan i\b|\bmaximum\b", re.I)
@@ -244,8 +210,10 @@ class Part:
 class RoutedAgent(Agent):
     """The assistant with look-up first, a router and a fixed pipeline per kind of question."""
 
-    def __init__(self, backend, tools, context=None, *, router: Router, examples=None, profile=None, **kw) -> None:
+    def __init__(self, backend, tools, context=None, *, router: Router, examples=None, profile=None,
+                 readers: str = "", **kw) -> None:
         kw.pop("mode", None)
+        self.readers = rule_readers(readers)  # the rules code settles, in order (engine.agent.rules)
         super().__init__(backend, tools, context, **kw)
         self.mode = "route"
         self.router = router
@@ -561,11 +529,9 @@ class _Turn:
         elif kind == "my_calc":
             yield from self._record_step("(your own record)")
             part.used_record = True
-            summed = self._record_total(part)
-            if summed:
-                yield from self._total(part, summed)
-                if part.stated:
-                    return
+            yield from self._by_rule(part, [self.question, *self.results])
+            if part.stated:
+                return
             self.tell(self._calc_examples(part) + self._code_request(part, several))
             yield from self._code(part, [self.question, *self._conversation(), *self.results])
         elif kind in ("my_team", "company"):
@@ -577,43 +543,6 @@ class _Turn:
         elif kind == "leave_request":
             yield from self._leave(part, several)
         # small talk (and "something else" as one part of several): nothing to look up
-
-    def _record_total(self, part: Part) -> list[Variable]:
-        """The record's balances a "how many … in total?" names, two or more of one unit ("sick and vacation
-        days"); [] where the question asks anything else (a difference, an average, a figure of its own)."""
-        from engine.agent.slots import distinctive_words
-        from engine.data.schema import leave_columns
-
-        data = self.agent.tools.of(EmployeeDataTool)
-        if data is None or not _TOTAL.search(part.text) or _NOT_A_SUM.search(part.text) \
-                or question_figures_of(part.text) or numbers_in(part.text):
-            return []
-        asked = distinctive_words(part.text)
-        balances = set(leave_columns(data.table).values())
-        facts = [f for f in self.agent.profile.facts if f.column in balances]
-        named = [f for f in facts if distinctive_words(f.label) & asked]
-        if len(named) < 2 or len({f.note for f in named}) != 1:
-            return []
-        # (each named by a word of its own: "sick and vacation days" names two, "leave days" names none apart)
-        if any(not (distinctive_words(f.label) - set().union(*(distinctive_words(g.label) for g in named if g is not f)))
-               & asked for f in named):
-            return []
-        try:
-            return [Variable(variable_name(f.label), float(f.value), f"{f.label}, {f.note}") for f in named]
-        except ValueError:
-            return []
-
-    def _total(self, part: Part, balances: list[Variable]) -> Iterator[Step]:
-        """The record's balances added up by the calculator; code writes it."""
-        self.trace.checks.append(f"part {part.number}: a total of the record's balances: worked out by code")
-        self._declared = balances
-        yield from self._run_code(part, parse_code("answer = " + " + ".join(v.name for v in balances) + "\n"),
-                                  balances, [self.question, *self.results])
-        done = part.worked()
-        if done:
-            unit = balances[0].note.rpartition(", ")[2]
-            each = ", ".join(f"{plain_number(v.value)} ({v.note.rpartition(', ')[0]})" for v in balances)
-            part.stated = f"Together you have {done[-1].text} {unit}: {each}, as your record keeps them."
 
     def _formula(self, part: Part) -> str:
         """Why this question about the asker's amount is a calculation, where it is: a part-timer under a
@@ -710,15 +639,6 @@ class _Turn:
         else:
             shown = "\n".join(self._sentence(part, u) for u in units) or "(no sentence of the policies fits)"
             shown = format_observation(shown, source=PolicySearchTool.name)
-        if part.kind in ("policy_me", "policy_calc") and _AMOUNT.search(part.text) \
-                and (caps.ASKS_CARRY.search(part.text) or caps.ASKS_LOSS.search(part.text)):
-            cap = caps.find_cap(units, part.text) or caps.find_cap([u for p in part.passages for u in p.units], part.text)
-            balance = self._cap_balance(part, cap) if cap is not None else None
-            if cap is not None and balance is not None:
-                # A balance under a carry-over cap: the arithmetic is fixed (see engine.agent.caps).
-                self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
-                yield from self._cap(part, cap, balance)
-                return
         if calculate:
             # A rate code works out from the definition (see _variables) is named, not made again: the
             # definition's own figures leave the grammar ("daily_rate / 260" took the 260 twice).
@@ -728,35 +648,9 @@ class _Turn:
                        *(_without_figures(u.text, set(numbers_in(u.text))) if u.label in defined else figure_text(u.text)
                          for u in units)]
             said = f"What the policies say about {which}, most relevant first:\n{shown}"
-            told = False  # (a code path that gave up leaves the passages told once, not again)
-            asked_rate = self._asked_rate(part, units)
-            if asked_rate is not None:
-                self.tell(said)
-                yield from self._rate(part, *asked_rate, sources)
+            told = (yield from self._by_rule(part, sources, units, told=said))
+            if part.stated:
                 return
-            at_multiple = self._at_multiple(part, units)
-            if at_multiple is not None:
-                self.tell(said)
-                told = True
-                yield from self._multiple_pay(part, *at_multiple, sources=sources)
-                if part.stated:
-                    return
-            unit_pay = self._unit_pay(part, units)
-            if unit_pay is not None:
-                if not told:
-                    self.tell(said)
-                    told = True
-                yield from self._pay_for(part, *unit_pay, sources=sources)
-                if part.stated:
-                    return
-            per_unit = self._per_unit(part, units)
-            if per_unit is not None:
-                if not told:
-                    self.tell(said)
-                    told = True
-                yield from self._amount_for(part, *per_unit, sources=sources)
-                if part.stated:
-                    return
             if part.prorated and (scale := self._share(part)):
                 # The calculation is known (the full-time amount times the person's share of a full-time
                 # week); which figure of the rule is that amount is the model's choice, among the rule's own.
@@ -767,7 +661,15 @@ class _Turn:
             self.tell(self._calc_examples(part) + ("" if told else said + "\n") + self._code_request(part, several, policy=True))
             yield from self._code(part, sources)
         else:
-            self.tell(f"What the policies say about {which}, most relevant first:\n{shown}")
+            said = f"What the policies say about {which}, most relevant first:\n{shown}"
+            told = False
+            if part.kind in ("policy_me", "policy"):
+                sources = [self.question, *self._conversation(), *self.results]
+                told = (yield from self._by_rule(part, sources, units, told=said))
+            if part.stated:
+                return
+            if not told:
+                self.tell(said)
 
     def _share(self, part: Part) -> str:
         """The person's share of a full-time week as a calculation over declared names ("scheduled_hours_week /
@@ -839,296 +741,87 @@ class _Turn:
                            f"[{row.passage}], and the policy gives part-time staff a share in proportion to their "
                            f"hours" + (f" [{rule.passage}]." if rule is not None else "."))
 
-    def _asked_rate(self, part: Part, units: list[Unit]) -> tuple[RateDefinition, Unit, Variable] | None:
-        """(definition, its sentence, the pay figure) where the part asks for the very rate an offered sentence
-        defines from the person's kind of pay ("What is my base hourly rate?"), and nothing more; else None."""
-        if question_figures_of(part.text) or not re.search(r"\bwhat(?:'s| is| would be)\b", part.text, re.I):
-            return None
-        period = self._pay_period()
-        for u in units:
-            d = rate_definition(u.text)
-            if d is None or not applies_to(d, period):
+    # -- rules code settles (engine.agent.rules) ---------------------------------------------------------------
+    def _by_rule(self, part: Part, sources: list[str], units: list[Unit] | None = None,
+                 told: str = "") -> Generator[Step, None, bool]:
+        """The first rule reader that settles this part, worked out and written by code; the passages are told
+        to the model first (``told``) where one does. Returns whether they were told."""
+        view = None
+        for reader in self.agent.readers:
+            if part.kind not in reader.kinds:
                 continue
-            per_word = {"hour": "hourly", "day": "daily", "week": "weekly", "month": "monthly"}[d.per]
-            if re.search(rf"\b{per_word} (?:rate|pay|wage)\b|\brate per {d.per}\b", part.text, re.I):
-                pay = next((v for v in self._variables(part) if v.name in ("annual_salary", "monthly_salary",
-                                                                           "weekly_pay")), None)
-                if pay is not None:
-                    return d, u, pay
-        return None
+            view = view or self._view(part, units or [])
+            settled = reader.read(view)
+            if settled is None:
+                continue
+            if told:
+                self.tell(told)
+                told = ""
+            yield from self._settle(part, settled, view, sources)
+            if part.stated:
+                break
+        return not told
 
-    def _rate(self, part: Part, definition: RateDefinition, unit: Unit, pay: Variable, sources: list[str]) -> Iterator[Step]:
-        """The rate the policy defines, worked out from the person's pay by the calculator; code writes it."""
-        self.trace.checks.append(f"part {part.number}: the {definition.term} as the policy defines it: by code")
-        self._declared = [pay]
-        steps = " ".join(f"{op} {plain_number(v)}" for op, v in definition.steps)
-        yield from self._run_code(part, parse_code(f"answer = {pay.name} {steps}\n"), self._declared,
-                                  [*sources, unit.text])
+    def _settle(self, part: Part, settled: Settled, view: View, sources: list[str]) -> Iterator[Step]:
+        """A reader's settlement: the calculator works its lines out, and its sentence is the part's answer."""
+        rules = [u for u in (settled.rule, *settled.also) if u is not None]
+        original = {u.label: u for p in part.passages for u in p.units}
+        if not settled.code:  # a rule that answers by itself (a window it forbids): no figure to work out
+            self.trace.checks.append(f"part {part.number}: {settled.check}: said by code ({settled.reader})")
+            part.decided_by = [original.get(u.label, u) for u in rules]
+            part.stated = settled.sentence(view, "")
+            return
+        if part.kind == "policy_me":
+            part.route.kind = "policy_calc"  # type: ignore[union-attr]
+        self.trace.checks.append(f"part {part.number}: {settled.check}: worked out by code ({settled.reader})")
+        self._declared = settled.variables
+        yield from self._run_code(part, parse_code(settled.code), settled.variables,
+                                  [*sources, *(u.text for u in rules)])
         done = part.worked()
         if done:
-            part.decided_by = [unit]
-            part.stated = (f"Your {definition.term} is {done[-1].text}: {definition.expression(pay.value)} "
-                           f"[{unit.passage}].")
+            part.decided_by = [original.get(u.label, u) for u in rules]
+            part.sources += [u.text for u in rules]  # (its figures as figures: "5 days" for "five days")
+            part.stated = settled.sentence(view, done[-1].text)
 
-    def _unit_pay(self, part: Part, units: list[Unit]) -> tuple[Variable, str, Unit, list[Variable], str, str] | None:
-        """(rate, what it is, the rule, the quantity's figures, the quantity as an expression, how to say it)
-        where the part asks what some hours or days would pay — a number of them, all of the person's, or the
-        most the rule allows — a rule offered pays them at the person's own rate with no multiple of it
-        ("Cashed-out hours are paid at the employee's base hourly rate", "Each day is paid at 1/260 of your
-        annual salary"), and code knows that rate per hour or per day; else None. The answer is then the rate
-        times the quantity."""
-        figures = [f for f in question_figures_of(part.text) if f.unit in ("hours", "days")]
-        whole, most = bool(_ALL_OF.search(part.text)), bool(_MOST_ALLOWED.search(part.text))
-        # "And how much would those be worth?" after "How many vacation days do I have left?": that balance.
-        before = self._last_question()
-        follows = not figures and not most and bool(_THOSE.search(part.text) and _HAVE_LEFT.search(before)) \
-            and not question_figures_of(before)
-        whole = whole or follows
-        if not _ASKS_PAY.search(part.text) or _MULTIPLE.search(part.text) or _PREMIUM.search(part.text) \
-                or not (len(figures) == 1 or not figures and (whole or most)):
-            return None
-        wanted = figures[0].unit[:-1] if figures else ""
-        period = self._pay_period()
-        variables = self._variables(part)
-        rates = [(v, "hourly rate", "hour") for v in variables if v.name == "hourly_rate" and period == "hour"]
-        rates += [(v, d.term, d.per) for d in self._rate_definitions(part, period) for v in variables if v.name == d.name]
-        rate, term, per = next(((v, t, p) for v, t, p in rates if p == wanted or not wanted), (None, "", ""))
-        if rate is None:
-            return None
-        rules = [u for u in units if not _MULTIPLE.search(u.text) and (
-            _PAID_AT_RATE.search(u.text) and RATE_BASED.search(u.text)
-            or (d := rate_definition(u.text)) is not None and d.per == per and _PAYMENT.search(u.text))]
-        # (the rule about what the question does — converting, cashing out — before one about something else)
-        rule = next((u for u in rules if _CONVERTS.search(u.text) and _CONVERTS.search(part.text)), None) \
-            or (rules[0] if rules else None)
-        passage = " ".join(u.text for p in part.passages if p.number == getattr(rule, "passage", None) for u in p.units)
-        if rule is None or not caps.same_kind(part.text, passage or rule.text):
-            return None  # a rule for cashing out vacation says nothing of sick days
-        unit = per + "s"
-        if figures:
-            asked = next((v for v in variables if v.name == f"asked_{unit}"), None)
-            return (rate, term, rule, [asked], asked.name, f"{plain_number(asked.value)} {unit}") if asked else None
-        balance = self._balance(part, unit, rule.text + (f" {before}" if follows else ""))
-        limit = next((float(m.group(1)) for u in [*units, *(u for p in part.passages for u in p.units)]
-                      for m in caps.LIMIT.finditer(u.text)
-                      if m.group(2).lower().rstrip("s") == per and _CONVERTS.search(u.text)), None)
-        if whole and not most:
-            if balance is None:
-                return None
-            if limit is None or balance.value <= limit:
-                return rate, term, rule, [balance], balance.name, f"All of your {plain_number(balance.value)} {unit}"
-            # "all of them", where the rule allows fewer: the most it allows, and it says so
-            most_allowed = Variable("most_allowed", limit, f"{unit}, the most the policy allows")
-            return rate, term, rule, [balance, most_allowed], f"min({balance.name}, {most_allowed.name})", \
-                (f"Not all of your {plain_number(balance.value)} {unit}: the most the policy allows, "
-                 f"{plain_number(limit)} {unit},")
-        if limit is None:
-            return None
-        most_allowed = Variable("most_allowed", limit, f"{unit}, the most the policy allows")
-        if balance is None:
-            return rate, term, rule, [most_allowed], most_allowed.name, \
-                f"The most the policy allows, {plain_number(limit)} {unit},"
-        taken = min(balance.value, limit)
-        said = (f"The most the policy allows, {plain_number(limit)} {unit}," if taken == limit
-                else f"All of your {plain_number(balance.value)} {unit} (the policy allows up to {plain_number(limit)})")
-        return rate, term, rule, [balance, most_allowed], f"min({balance.name}, {most_allowed.name})", said
-
-    def _at_multiple(self, part: Part, units: list[Unit]) -> tuple[Variable, str, RateMultiple, Unit, Variable] | None:
-        """(the hourly rate, what it is, the multiple, its sentence, the hours asked) where the part asks what a
-        number of hours it states would pay, and the offered sentences about what the question names pay one
-        multiple of the person's hourly rate for the kind of day it names ("paid at 1.5 times the hourly rate on
-        working days and at 2 times on rest days", "125 percent of the hourly rate"), and code knows that rate;
-        else None. The answer is then the rate times the multiple times the hours."""
-        if not (_ASKS_PAY.search(part.text) or _AMOUNT_FOR.search(part.text)) or part.prorated:
-            return None
-        figures = [f for f in question_figures_of(part.text) if f.unit in ("hours", "days", "weeks", "months")]
-        if len(figures) != 1 or figures[0].unit != "hours":
-            return None
-        from engine.agent.slots import distinctive_words
-
-        asked = distinctive_words(part.text) - _GENERIC_PAY_WORDS
-        # (the day a part names, else the whole question's: "What is the Sunday rate, and what would 5 hours pay?")
-        day = part.text if day_kinds(part.text) else self.question
-        found = [(u, m) for u in units if distinctive_words(u.text) & asked and caps.same_kind(part.text, u.text)
-                 and (m := multiple_for(rate_multiples(u.text), day)) is not None]
-        if len({m.factor for _, m in found}) != 1:
-            return None  # none, or rules that disagree: the model reads which
-        period = self._pay_period()
-        variables = self._variables(part)
-        rates = [(v, "hourly rate") for v in variables if v.name == "hourly_rate" and period == "hour"]
-        hourly = [d for d in self._rate_definitions(part, period) if d.per == "hour"]
-        rates += [(v, d.term) for d in hourly for v in variables if v.name == d.name]
-        pay = next((v for v in variables if v.name in ("annual_salary", "monthly_salary", "weekly_pay")), None)
-        if not rates and hourly and pay is not None:  # (declared for questions that name pay; this one is about it)
-            d = hourly[0]
-            rates = [(Variable(d.name, round(d.apply(pay.value), 4),
-                               f"your {d.term} as the policy defines it: {d.expression(pay.value)}"), d.term)]
-        hours = next((v for v in variables if v.name == "asked_hours"), None)
-        if not rates or hours is None:
-            return None
-        (rule, multiple), (rate, term) = found[0], rates[0]
-        # "Managers … are exempt from overtime pay", anywhere in the rule's document, and the person may be one:
-        # whether they are paid at all is the model's reading of the rule.
-        source = next((p.source for p in part.passages if p.number == rule.passage), None)
-        search = self.agent.tools.of(PolicySearchTool)
-        chunks = [c.text for c in getattr(getattr(search, "index", None), "chunks", None) or [] if c.source == source]
-        texts = [*(u.text for p in part.passages for u in p.units), *chunks]
-        if any(self._may_be_exempt(sentence) for text in texts for sentence in re.split(r"(?<=[.;])\s+", text)
-               if _EXEMPT.search(sentence)):
-            return None
-        return rate, term, multiple, rule, hours
-
-    def _may_be_exempt(self, sentence: str) -> bool:
-        """Whether an exempting sentence may name the person: the record says they are exempt, or a word of
-        their job title (or "manager", where they have direct reports) is one of its words. Unsure is yes."""
-        def words(text: str) -> set[str]:
-            return {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", text)}
+    def _view(self, part: Part, units: list[Unit]) -> View:
+        """What a rule reader sees of this part (engine.agent.rules.base.View)."""
+        from engine.data.schema import leave_columns
+        from engine.data.vocab import vocabulary
 
         profile = self.agent.profile
-        for fact in profile.facts:
-            value = str(fact.value).strip().lower()
-            if re.fullmatch(r"non[ _-]?exempt|hourly", value):
-                return False  # the record says they are paid for overtime
-            if value == "exempt":
-                return True
-        mine = set().union(*(words(str(f.value)) for f in profile.facts
-                             if re.search(r"title|position|role|job|grade|level|band|rank", f.label, re.I)))
-        if profile.reports_total:
-            mine |= {"manager", "supervisor", "head", "lead"}
-        return bool(mine & words(sentence) - {"exempt", "overtime", "employee"})
-
-    def _multiple_pay(self, part: Part, rate: Variable, term: str, multiple: RateMultiple, rule: Unit, hours: Variable,
-                      sources: list[str]) -> Iterator[Step]:
-        """Some hours at a multiple of the person's hourly rate, by the calculator; code writes it."""
-        self.trace.checks.append(f"part {part.number}: {plain_number(hours.value)} hours at {multiple.written} the "
-                                 f"person's {term}: worked out by code")
-        # (named and noted as a plain number: "rate" in either reads as money to the units check)
-        factor = Variable("multiple", multiple.factor, f"a plain number: {multiple.written}, from the policy")
-        self._declared = [rate, factor, hours]
-        yield from self._run_code(part, parse_code(f"answer = {rate.name} * {factor.name} * {hours.name}\n"),
-                                  self._declared, [*sources, rule.text])
-        done = part.worked()
-        if done:
-            how = rate.note.partition(": ")[2]
-            times = f"{plain_number(multiple.factor)} times"
-            written = "" if multiple.written.lower() == times else f" ({multiple.written})"
-            count = f"{plain_number(hours.value)} hour" + ("" if hours.value == 1 else "s")
-            part.decided_by = [rule]
-            part.stated = (f"At {times}{written} your {term} of {shown_value(rate.value)}" + (f" ({how})" if how else "")
-                           + f" [{rule.passage}], {count} come to {done[-1].text}.")
-
-    def _per_unit(self, part: Part, units: list[Unit]) -> tuple[PerUnit, Unit, Variable] | None:
-        """(the amount, its sentence, the number asked) where the part asks what a number of hours, days, weeks
-        or months it states would pay, and one offered sentence about what the question names states one amount
-        of money per that unit ("a meal allowance of $55 per day", "an extra $2.25 for each hour worked in that
-        window"); else None. The answer is then the amount times the number."""
-        if not (_ASKS_PAY.search(part.text) or _AMOUNT_FOR.search(part.text)) or part.prorated:
-            return None
-        figures = [f for f in question_figures_of(part.text) if f.unit in ("hours", "days", "weeks", "months")]
-        if len(figures) != 1:
-            return None
-        from engine.agent.slots import distinctive_words
-
-        asked = distinctive_words(part.text) - _GENERIC_PAY_WORDS
-        unit = figures[0].unit[:-1]
-        # (only a sentence about what the question names: a meal allowance per day says nothing of a cash-out)
-        found = [(u, p) for u in units for p in per_unit_amounts(u.text)
-                 if p.unit == unit and distinctive_words(u.text) & asked and caps.same_kind(part.text, u.text)]
-        if len({(p.amount, p.currency) for _, p in found}) != 1:
-            return None  # none, or several (a part-timer's and a full-timer's): the model reads which
-        u, p = found[0]
-        return p, u, Variable(f"asked_{figures[0].unit}", figures[0].value, "from the question")
-
-    def _amount_for(self, part: Part, amount: PerUnit, rule: Unit, asked: Variable, sources: list[str]) -> Iterator[Step]:
-        """A number of units at the policy's amount per unit, by the calculator; code writes it."""
-        self.trace.checks.append(f"part {part.number}: {plain_number(asked.value)} {amount.unit}s at the policy's "
-                                 f"amount per {amount.unit}: worked out by code")
-        # (the note names the money, so the unit check reads money per hour, not hours)
-        per = Variable(f"amount_per_{amount.unit}", amount.amount, f"{amount.currency} per {amount.unit}, from the policy")
-        self._declared = [per, asked]
-        yield from self._run_code(part, parse_code(f"answer = {per.name} * {asked.name}\n"), self._declared,
-                                  [*sources, rule.text])
-        done = part.worked()
-        if done:
-            cur = amount.currency
-            money = (lambda v: f"{cur}{v}") if len(cur) == 1 else (lambda v: f"{v} {cur}" if cur else v)
-            part.decided_by = [rule]
-            each = f"{money(shown_value(amount.amount))} per {amount.unit} [{rule.passage}]"
-            count = f"{plain_number(asked.value)} {amount.unit}" + ("" if asked.value == 1 else "s")
-            part.stated = (f"The policy allows up to {each}, so {count} come to at most {money(done[-1].text)}."
-                           if amount.up_to else f"At {each}, {count} come to {money(done[-1].text)}.")
-
-    def _pay_for(self, part: Part, rate: Variable, term: str, rule: Unit, quantity: list[Variable], expression: str,
-                 said: str, sources: list[str]) -> Iterator[Step]:
-        """Some hours or days at the person's rate, by the calculator; code writes it."""
-        self.trace.checks.append(f"part {part.number}: {expression} at the person's {term}: worked out by code")
-        self._declared = [rate, *quantity]
-        yield from self._run_code(part, parse_code(f"answer = {rate.name} * {expression}\n"), self._declared,
-                                  [*sources, rule.text])
-        done = part.worked()
-        if done:
-            how = rate.note.partition(": ")[2]
-            part.decided_by = [rule]
-            part.stated = (f"{said} at your {term} of {shown_value(rate.value)}" + (f" ({how})" if how else "")
-                           + f" come to {done[-1].text} [{rule.passage}].")
-
-    def _balance(self, part: Part, unit: str, rule: str) -> Variable | None:
-        """The record's one leave balance in ``unit`` that the question or ``rule`` names (or the only one)."""
-        from engine.agent.slots import distinctive_words
-        from engine.data.schema import leave_columns
-
         data = self.agent.tools.of(EmployeeDataTool)
-        if data is None:
-            return None
-        balances = set(leave_columns(data.table).values())
-        facts = [f for f in self.agent.profile.facts if f.column in balances and f.note == unit]
-        named = [f for f in facts if distinctive_words(f.label) & distinctive_words(f"{part.text} {rule}")]
-        chosen = named if named else facts
-        if len(chosen) != 1:
-            return None
-        try:
-            return Variable(variable_name(chosen[0].label), float(chosen[0].value), f"{chosen[0].label}, {unit}")
-        except ValueError:
-            return None
-
-    def _cap_balance(self, part: Part, cap: caps.Cap) -> Variable | None:
-        """The balance a carry-over cap applies to: a figure of the question in the cap's unit, else the one
-        balance of the record in that unit that the question (or the rule) names; None where code cannot tell."""
-        asked = [f for f in question_figures_of(part.text) if f.unit == cap.unit]
-        if asked:
-            return Variable(f"asked_{cap.unit}", asked[0].value, "from the question")
-        rule = next((u.text for p in part.passages for u in p.units if u.label == cap.label), "")
-        return self._balance(part, cap.unit, rule)
-
-    def _cap(self, part: Part, cap: caps.Cap, balance: Variable) -> Iterator[Step]:
-        """What carries over and what is lost of ``balance`` under ``cap``, by the calculator; code writes it."""
-        units = [u for p in part.passages for u in p.units]
-        rule = next(u for u in units if u.label == cap.label)
-        part.route.kind = "policy_calc"  # type: ignore[union-attr]
-        self.trace.checks.append(f"part {part.number}: a balance under a carry-over cap: worked out by code")
-        self._declared = [balance]
-        sources = [self.question, *self._conversation(), *self.results, rule.text]
-        limit = plain_number(cap.amount)
-        lines = f"carried = min({balance.name}, {limit})\nanswer = {balance.name} - carried\n"
-        if not caps.ASKS_LOSS.search(part.text):
-            lines = f"answer = min({balance.name}, {limit})\n"
-        yield from self._run_code(part, parse_code(lines), self._declared, sources)
-        done = part.worked()
-        if not done:
-            return
-        have = plain_number(balance.value)
-        carried = plain_number(min(balance.value, cap.amount))
-        lost = plain_number(max(balance.value - cap.amount, 0))
-        gone = caps.loss_sentence(units, cap)
-        said = caps.loss_word([gone] if gone is not None else [])
-        cite = f" [{gone.passage}]" if gone is not None else ""
-        part.decided_by = [rule] + ([gone] if gone is not None and balance.value > cap.amount else [])
-        if balance.value <= cap.amount:
-            part.stated = (f"All of your {have} {cap.unit} carry over: the policy allows up to {limit} {cap.unit} "
-                           f"[{rule.passage}].")
-        else:
-            part.stated = (f"Of your {have} {cap.unit}, {carried} carry over, the most the policy allows "
-                           f"[{rule.passage}]; the other {lost} {cap.unit} {said}{cite}.")
+        columns = data.table.columns if data is not None else {}
+        pay, period = None, self._pay_period()
+        balances, job, exempt = [], set(), None
+        leave = set(leave_columns(data.table).values()) if data is not None else set()
+        for f in profile.facts:
+            if f.column in profile.id_columns:
+                continue
+            value = str(f.value).strip().lower()
+            if re.fullmatch(r"non[ _-]?exempt|hourly", value):
+                exempt = False
+            elif value == "exempt" and exempt is None:
+                exempt = True
+            if re.search(r"title|position|role|job|grade|level|band|rank", f.label, re.I):
+                job |= {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", value)}
+            try:
+                number = float(f.value)
+            except ValueError:
+                continue
+            if f.column in columns and "pay" in columns[f.column].roles and pay is None:
+                pay = Variable(PAY_NAMES.get(period, variable_name(f.label)), number,
+                               f"{f.label}" + (f", {f.note}" if f.note else ""))
+            elif f.column in leave and f.note:
+                balances.append(Variable(variable_name(f.label), number, f"{f.label}, {f.note}"))
+        if profile.reports_total:
+            job |= {"manager", "supervisor", "head", "lead"}
+        search = self.agent.tools.of(PolicySearchTool)
+        sources = {p.source for p in part.passages}
+        documents = tuple(c.text for c in getattr(getattr(search, "index", None), "chunks", None) or []
+                          if c.source in sources)
+        return View(part.text, self.question, self._last_question(), tuple(units),
+                    tuple(u for p in part.passages for u in p.units), pay, period, tuple(balances), frozenset(job),
+                    exempt, documents, part.prorated, vocabulary().question_language(self.question))
 
     # -- calculations, as code over named figures --------------------------------------------------------------
     def _variables(self, part: Part, record: bool = True) -> list[Variable]:

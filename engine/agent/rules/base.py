@@ -1,0 +1,144 @@
+"""What a rule reader is given and what it gives back.
+
+A reader looks at one part of a question, the policy sentences offered for it and the person's
+figures, and either settles the part (the rule sentence it rests on, the figures, the calculator's
+lines and the answer sentence to write) or gives way to the model by returning None. It never calls
+the model, never looks anything up and never changes what it is given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from engine.agent.applies import question_figures
+from engine.agent.calc_slot import Variable, plain_number
+from engine.agent.evidence import Unit
+from engine.agent.rates import RateDefinition, applies_to, rate_definitions
+from engine.agent.rules.words import Words, words
+
+#: The names a person's pay figure is declared under, by its period.
+PAY_NAMES = {"hour": "hourly_rate", "year": "annual_salary", "month": "monthly_salary", "week": "weekly_pay"}
+
+
+@dataclass(frozen=True)
+class View:
+    """One part of a question as a reader sees it (read-only)."""
+
+    text: str  # the part
+    question: str = ""  # the whole question ("" = the part)
+    before: str = ""  # the question asked before this one in the conversation
+    units: tuple[Unit, ...] = ()  # the sentences offered, most relevant first
+    passage_units: tuple[Unit, ...] = ()  # every sentence of the part's passages
+    pay: Variable | None = None  # the person's pay figure, named by its period (PAY_NAMES)
+    pay_period: str = ""  # "hour", "week", "month", "year" or ""
+    balances: tuple[Variable, ...] = ()  # the record's leave balances; note "<label>, <unit>"
+    job_words: frozenset[str] = frozenset()  # words of the person's job title ("manager" where they have reports)
+    exempt: bool | None = None  # the record says exempt from overtime pay (True), paid for it (False), or nothing
+    documents: tuple[str, ...] = ()  # whole texts of the documents the passages come from
+    prorated: bool = False  # the part is a part-timer's pro-rata amount (another pipeline's)
+    language: str = "en"  # the question's language: the answer's words
+
+    @property
+    def asked(self) -> str:
+        return self.question or self.text
+
+    @property
+    def words(self) -> Words:
+        """The answer's words (the question's language)."""
+        return words(self.language)
+
+    @property
+    def rule_words(self) -> Words:
+        """The handbook's words."""
+        return words("en")
+
+    def plain(self, unit: Unit) -> Unit:
+        """``unit`` with its figures written as figures ("five days" -> "5 days")."""
+        text = self.rule_words.plain_figures(unit.text)
+        return unit if text == unit.text else Unit(unit.label, text, unit.passage)
+
+    def offered(self) -> list[Unit]:
+        return [self.plain(u) for u in self.units]
+
+    def everything(self) -> list[Unit]:
+        """The offered sentences, then the rest of the passages'."""
+        seen = {u.label for u in self.units}
+        return [*self.offered(), *(self.plain(u) for u in self.passage_units if u.label not in seen)]
+
+    def figures(self, units: tuple[str, ...] = ("hours", "days", "weeks", "months")) -> list:
+        """The quantities the part states in ``units`` ("10 hours", "a 4-day request")."""
+        return [f for f in question_figures(self.text) if f.unit in units]
+
+    def definitions(self) -> list[RateDefinition]:
+        """The rates the sentences define from pay of the person's kind (engine.agent.rates)."""
+        found = [d for u in self.everything() for d in rate_definitions(u.text) if applies_to(d, self.pay_period)]
+        return list({d.name: d for d in found}.values())
+
+    def rates(self) -> list[tuple[Variable, str, str]]:
+        """(the rate, what it is, per what) the person is paid at: their hourly rate where they are paid by the
+        hour, and each rate the sentences define from their pay."""
+        if self.pay is None:
+            return []
+        out = [(self.pay, "hourly rate", "hour")] if self.pay_period == "hour" else []
+        for d in self.definitions():
+            out.append((Variable(d.name, round(d.apply(self.pay.value), 4),
+                                 f"your {d.term} as the policy defines it: {d.expression(self.pay.value)}"), d.term, d.per))
+        return out
+
+
+@dataclass
+class Settled:
+    """A part settled by a rule: what the calculator works out, and the sentence that says it."""
+
+    reader: str
+    rule: Unit | None  # the sentence it rests on (None: the record alone)
+    variables: list[Variable]
+    code: str  # the calculator's lines; the last is "answer = ..."
+    answer: str  # the key of the answer sentence in the language file
+    fields: dict[str, str] = field(default_factory=dict)  # the sentence's other blanks ({result} is the calculator's)
+    also: list[Unit] = field(default_factory=list)  # other sentences the answer rests on (quoted under it)
+    check: str = ""  # the trace's line: what was worked out by code
+    money: str = "{}"  # how the result is written as money ("${}", "{} EUR"): the sentence's {money}
+
+    def sentence(self, view: View, result: str) -> str:
+        cite = self.rule.passage if self.rule is not None else ""
+        return view.words.answer(self.answer, result=result, money=self.money.format(result), cite=cite, **self.fields)
+
+
+class Reader:
+    """A rule reader: one kind of rule a handbook states, settled by code where it is what the part asks."""
+
+    name = ""
+    order = 100  # the catalog's default order (settings may give another)
+    kinds: tuple[str, ...] = ("policy_calc",)  # the routes it may settle
+
+    def read(self, view: View) -> Settled | None:  # pragma: no cover - each reader has its own
+        raise NotImplementedError
+
+
+def count_text(view: View, value: float, unit: str) -> str:
+    return view.words.count(value, unit)
+
+
+def how_made(rate: Variable) -> str:
+    """" (176000 / 2080)": how a defined rate was made, for the answer; "" for the record's own rate."""
+    how = rate.note.partition(": ")[2]
+    return f" ({how})" if how else ""
+
+
+def words_of(text: str) -> set[str]:
+    from engine.agent.slots import distinctive_words
+
+    return distinctive_words(text)
+
+
+def plain(value: float) -> str:
+    return plain_number(value)
+
+
+_SPLIT = re.compile(r"(?<=[.;])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    return _SPLIT.split(text)

@@ -1,0 +1,77 @@
+"""Hours paid at a multiple of the person's hourly rate ("paid at 1.5 times the regular hourly rate").
+
+Asked what a number of hours would pay, where the offered sentences about what the question names pay
+one multiple of the person's hourly rate for the kind of day it names, and code knows that rate: the
+rate times the multiple times the hours. A sentence that may exempt the person (their title, their
+record) leaves it to the model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.agent import caps
+from engine.agent.calc_slot import Variable, shown_value
+from engine.agent.rates import day_kinds, multiple_for, rate_multiples
+from engine.agent.rules.base import Reader, Settled, View, how_made, plain, sentences, words_of
+
+#: Words of a question about pay that tell no rule from another.
+GENERIC_PAY_WORDS = {"pay", "paid", "receive", "earn", "employee", "associate", "staff", "company", "work", "worked",
+                     "policy", "rate", "amount", "money", "allowed"}
+
+
+def asks_pay(view: View) -> bool:
+    w = view.rule_words
+    return w.has("asks.pay", view.text) or w.has("asks.amount_for", view.text)
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", text)}
+
+
+def may_be_exempt(view: View, sentence: str) -> bool:
+    """Whether an exempting sentence may name the person: the record says they are exempt, or a word of their
+    job title (or "manager", where they have reports) is one of its words. Unsure is yes."""
+    if view.exempt is not None:
+        return view.exempt
+    return bool(view.job_words & _words(sentence) - {"exempt", "overtime", "employee"})
+
+
+class RateMultipleReader(Reader):
+    name = "multiple"
+    order = 30
+
+    def read(self, view: View) -> Settled | None:
+        if not asks_pay(view) or view.prorated:
+            return None
+        figures = view.figures()
+        if len(figures) != 1 or figures[0].unit != "hours":
+            return None
+        asked = words_of(view.text) - GENERIC_PAY_WORDS
+        # (the day a part names, else the whole question's: "What is the Sunday rate, and what would 5 hours pay?")
+        day = view.text if day_kinds(view.text) else view.asked
+        days = day_kinds(day) - {"work"}  # (a Sunday is a rest day: the kind of day is a word they share)
+        found = [(u, m) for u in view.offered() if (words_of(u.text) & asked or days & day_kinds(u.text))
+                 and caps.same_kind(view.text, u.text)
+                 and (m := multiple_for(rate_multiples(u.text), day)) is not None]
+        if len({m.factor for _, m in found}) != 1:
+            return None  # none, or rules that disagree: the model reads which
+        rates = [(v, term) for v, term, per in view.rates() if per == "hour"]
+        if not rates:
+            return None
+        (rule, multiple), (rate, term) = found[0], rates[0]
+        # "Managers … are exempt from overtime pay", anywhere in the rule's document, and the person may be one:
+        # whether they are paid at all is the model's reading of the rule.
+        exempting = view.rule_words.family("rule.exempt")
+        texts = [*(u.text for u in view.everything()), *view.documents]
+        if any(may_be_exempt(view, s) for text in texts for s in sentences(text) if exempting.search(s)):
+            return None
+        hours = Variable("asked_hours", figures[0].value, "from the question")
+        # (named and noted as a plain number: "rate" in either reads as money to the units check)
+        factor = Variable("multiple", multiple.factor, f"a plain number: {multiple.written}, from the policy")
+        times = view.words.answer("times", n=plain(multiple.factor))
+        written = "" if multiple.written.lower() == times.lower() else f" ({multiple.written})"
+        return Settled(self.name, rule, [rate, factor, hours], f"answer = {rate.name} * multiple * asked_hours\n",
+                       "multiple", {"times": times, "written": written, "term": term, "rate": shown_value(rate.value),
+                                    "how": how_made(rate), "count": view.words.count(hours.value, "hours")},
+                       check=f"{view.words.count(hours.value, 'hours')} at {multiple.written} the person's {term}")

@@ -1,0 +1,53 @@
+"""A window a rule forbids ("No PTO may be taken during the last two weeks of a fiscal quarter").
+
+Asked "Can I take PTO during the last week of the fiscal quarter?", a small model quoted that sentence
+and answered yes. Where the question asks to take some leave in a window of time, and an offered rule
+forbids that kind of leave in a window every word of which the question's window names (its "last",
+"fiscal", "quarter"; figures and units aside), the answer is no, by code. A rule with an exception
+("unless approved by …") or a window the question does not name leaves it to the model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.agent import caps
+from engine.agent.rules.base import Reader, Settled, View
+
+
+def _words(text: str, filler: set[str]) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower()) if w not in filler and len(w) > 1} - filler
+
+
+class Prohibition(Reader):
+    name = "prohibition"
+    order = 60
+    kinds = ("policy", "policy_me")
+
+    def read(self, view: View) -> Settled | None:
+        w = view.rule_words
+        table = w.tables.get("prohibition", {})
+        asked = re.search(table.get("asks", "").removeprefix("re:"), view.text.strip(), re.I)
+        if not table or asked is None:
+            return None
+        filler = {f.rstrip("s") for f in table.get("filler", ())} | set(table.get("filler", ()))
+        window = _words(asked.group("window"), filler)
+        thing = asked.group("thing")
+        exception = re.compile("|".join(rf"\b{re.escape(p)}\b" for p in table.get("exception", ())), re.I)
+        found = []
+        for u in view.offered():
+            for m in re.finditer(table["forbids"].removeprefix("re:"), u.text, re.I):
+                said = next((m.group(g) for g in ("thing1", "thing2", "thing3") if m.group(g)), "")
+                rule_window = _words(m.group("window"), filler)
+                if not rule_window or not rule_window <= window or exception.search(u.text):
+                    continue
+                if not caps.same_kind(thing, said or u.text):
+                    continue
+                found.append(u)
+        if len(found) != 1:
+            return None
+        rule = found[0]
+        original = next((u for u in view.units if u.label == rule.label), rule)
+        text = re.sub(r"^\s*[-*•–]\s*", "", original.text).strip().rstrip(".;")
+        return Settled(self.name, rule, [], "", "prohibited", {"rule": text},
+                       check="a rule forbids what is asked in the window asked")

@@ -1,0 +1,150 @@
+"""The words of handbook rules in each language, read from ``engine/agent/rules/lang/<code>.toml``.
+
+Code here is the mechanism only: number words become figures where a unit follows, a family of
+phrases becomes one pattern, an answer sentence is filled in. A language file may leave a table out;
+English fills what it lacks, so a new language can start with its answer sentences.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+LANG_DIR = Path(__file__).with_name("lang")
+#: What may follow a number word for it to be a figure ("five days", "one and a half times").
+_UNIT_AFTER = r"(?=[\s-]+(?:(?:full|complete|consecutive|working|business|calendar|paid|unpaid|additional|extra)[\s-]+)?" \
+              r"(?:hours?|days?|weeks?|months?|years?|times|percent|per cent|shifts?)\b)"
+
+
+def _phrase(text: str) -> str:
+    """A phrase as a pattern: its words in order, any spacing or hyphen between them."""
+    words = re.split(r"[\s-]+", text.strip())
+    body = r"[\s-]+".join(re.escape(w) for w in words)
+    left = r"\b" if words[0][:1].isalnum() else ""
+    right = r"\b" if words[-1][-1:].isalnum() else ""
+    return f"{left}{body}{right}"
+
+
+def _alternation(phrases) -> str:
+    """The phrases as one pattern, longest first; an entry "re:…" is a pattern of its own."""
+    return "|".join(f"(?:{p[3:]})" if p.startswith("re:") else _phrase(p)
+                    for p in sorted(phrases, key=len, reverse=True))
+
+
+@dataclass(frozen=True)
+class Words:
+    """One language's rule words (with English under it for what the file lacks)."""
+
+    code: str
+    numbers: dict
+    multiples: dict
+    per: dict
+    families: dict
+    answers: dict
+    loss_words: dict
+    tables: dict  # every table of the file (English under it), for a reader's own ("prohibition")
+
+    @functools.cached_property
+    def _number_re(self) -> re.Pattern:
+        return re.compile(rf"(?:{_alternation(self.numbers)}){_UNIT_AFTER}", re.I)
+
+    @functools.cached_property
+    def _multiple_re(self) -> re.Pattern:
+        return re.compile(_alternation(self.multiples), re.I)
+
+    @functools.cached_property
+    def _per_re(self) -> re.Pattern:
+        money = r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|CHF|CAD|AUD|dollars|euros|pounds))"
+        return re.compile(rf"({money})\s+(?:{_alternation(self.per)})", re.I)
+
+    def family(self, name: str) -> re.Pattern:
+        """The phrases of one concept as a pattern ("carry", "limit", "loss", "holiday", …)."""
+        return _compiled(self.code, name, tuple(self.families.get(name, ())))
+
+    def has(self, name: str, text: str) -> bool:
+        return bool(self.families.get(name)) and bool(self.family(name).search(text))
+
+    def plain_figures(self, text: str) -> str:
+        """``text`` with the figures it writes in words written as figures ("a maximum of five days" ->
+        "a maximum of 5 days", "one and a half times" -> "1.5 times", "1/260th" -> "1/260", "55 USD daily" ->
+        "55 USD per day"); everything else as it was."""
+        folded = {k.lower(): v for k, v in self.numbers.items()}
+        text = self._multiple_re.sub(lambda m: f"{_plain(self._value(self.multiples, m.group(0)))} times"
+                                     + (" the" if m.group(0).lower().endswith(" the") else ""), text)
+        text = self._number_re.sub(lambda m: _plain(folded[" ".join(re.split(r"[\s-]+", m.group(0).lower()))]
+                                                    if " ".join(re.split(r"[\s-]+", m.group(0).lower())) in folded
+                                                    else folded.get(m.group(0).lower(), 0)), text)
+        text = re.sub(r"\b(1\s?/\s?\d[\d,.]*)(?:st|nd|rd|th)\b", r"\1", text)
+        per = {k.lower(): v for k, v in self.per.items()}
+        return self._per_re.sub(lambda m: f"{m.group(1)} per "
+                                          f"{per[' '.join(m.group(0)[len(m.group(1)):].lower().split())]}", text)
+
+    @staticmethod
+    def _value(table: dict, phrase: str) -> float:
+        key = " ".join(re.split(r"[\s-]+", phrase.lower()))
+        for k, v in table.items():
+            if " ".join(re.split(r"[\s-]+", k.lower())) == key:
+                return float(v)
+        return 0.0
+
+    def answer(self, key: str, **fields) -> str:
+        """Answer sentence ``key`` of this language, filled in."""
+        units = self.tables.get("units", {})
+        if "unit" in fields:  # (the record's "hours" in this language's word)
+            fields = {**fields, "unit": units.get(fields["unit"], fields["unit"])}
+        return self.answers[key].format(**fields)
+
+    def count(self, value: float, unit: str) -> str:
+        """"5 hours", "1 day": a number of a unit, as the answers write it."""
+        n = _plain(value)
+        key = f"{unit}_many" if value != 1 else unit
+        if key in self.answers:
+            return self.answer(key, n=n)
+        return f"{n} {unit if value != 1 else unit.rstrip('s')}"
+
+    def gone(self, text: str) -> str:
+        """How the answer says the rest of a balance goes, from the loss word ``text`` uses."""
+        low = text.lower()
+        for stem, key in self.loss_words.items():
+            if stem in low:
+                return self.answers[key]
+        return self.answers["gone_default"]
+
+
+def _plain(value: float) -> str:
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:g}"
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(code: str, name: str, phrases: tuple) -> re.Pattern:
+    return re.compile(_alternation(phrases), re.I) if phrases else re.compile(r"(?!x)x")
+
+
+@functools.lru_cache(maxsize=None)
+def _table(code: str) -> dict:
+    path = LANG_DIR / f"{code}.toml"
+    return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def languages() -> list[str]:
+    """Languages that have a rule-words file."""
+    return sorted(p.stem for p in LANG_DIR.glob("*.toml"))
+
+
+@functools.lru_cache(maxsize=None)
+def words(code: str = "en") -> Words:
+    """The rule words of language ``code``; English fills each table the language lacks."""
+    base, own = _table("en"), _table(code) if code != "en" else {}
+
+    def merged(name: str) -> dict:
+        return {**base.get(name, {}), **own.get(name, {})}
+
+    families = {**merged("families"), **{f"asks.{k}": v for k, v in merged("asks").items()},
+                **{f"rule.{k}": v for k, v in merged("rule_kinds").items()}}
+    tables = {name: merged(name) for name in {*base, *own}}
+    return Words(code if own or code == "en" else "en", merged("numbers"), merged("multiples"), merged("per"),
+                 families, merged("answers"), own.get("loss_words", base.get("loss_words", {})), tables)
