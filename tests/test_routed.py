@@ -118,7 +118,7 @@ def test_a_calculation_is_code_over_named_figures_and_the_calculator_works_it_ou
     assert "daily_rate = 176.9231" in backend.prompts[0] and "asked_days = 10" in backend.prompts[0]
     assert "2123.08" in trace.answer and trace.ungrounded_numbers == []
     # The working is shown under the answer, each figure as the calculator worked it out.
-    assert "\n> Worked out: days = 10 + 2 = 12; 176.9231 * days = 2123.08" in trace.answer
+    assert "\n> Worked out: days = 10 days + 2 days = 12; your daily rate of 176.92 (46000 / 260) × 12 = 2123.08" in trace.answer
     # Every call extends the prompt before it, so the KV cache is reused across the pipeline.
     assert backend.prompts[1].startswith(backend.prompts[0])
 
@@ -607,7 +607,8 @@ def test_a_balance_under_a_carry_over_cap_is_worked_out_and_said_by_code(hotel, 
     assert re.match(r"Of your 112 hours, 60 carry over, the most the policy allows \[\d\]; the other 52 hours "
                     r"lapse \[\d\]\.", trace.answer)
     assert "calculator" in used(trace) and not trace.ungrounded_numbers
-    assert "Worked out: carried = min(112, 60) = 60; 112 - carried = 52" in trace.answer
+    assert ("Worked out: carried = min(your Annual Leave Bal (hrs) of 112, 60) = 60; "
+            "your Annual Leave Bal (hrs) of 112 - 60 = 52") in trace.answer
 
 
 def test_the_rate_a_policy_defines_from_pay_is_worked_out_by_code_for_the_kind_of_pay_it_is_for(hotel, embedder):

@@ -43,7 +43,8 @@ def test_the_window_answers_the_readme_example_with_the_rule_the_daily_rate_and_
     assert re.search(r"^1\. \S", trace.answer, re.M) and re.search(r"^2\. \S", trace.answer, re.M)
     # The daily rate and the amount, worked out by the calculator, in the card; the rule quoted under it.
     assert "daily rate of 176.92 (46000 / 260)" in card and "1769.23" in card
-    assert "divided by 260 working days" in card and "Worked out (part 2): 176.9231 * 10 = 1769.23" in card
+    assert "divided by 260 working days" in card
+    assert "Worked out (part 2): your daily rate of 176.92 (46000 / 260) × 10 days = 1769.23" in card
     calculations = [s.observation for s in trace.steps if s.action == "calculator" and s.ok]
     assert calculations and calculations[-1].endswith("= 1769.23")
     # The calculator's step is in the reasoning pane.

@@ -35,6 +35,7 @@ from engine.agent.applies import Figure, mentions_probation, probation_length, p
 from engine.agent.applies import question_figures as question_figures_of
 from engine.agent import caps
 from engine.agent.rates import applies_to, pay_period_of, rate_definition
+from engine.agent.provenance import working
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
                                     shown_value, substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
@@ -169,6 +170,7 @@ class Part:
     decided_by: list[Unit] = field(default_factory=list)  # the rules code stated the answer from (quoted under it)
     fields: list[str] = field(default_factory=list)  # record lines picked
     calculations: list[Calculation] = field(default_factory=list)
+    variables: list[Variable] = field(default_factory=list)  # the figures its calculation named
     data: str = ""  # the data query's result, as the model read it
     data_value: str = ""  # a single figure or name the data gave
     denied: str = ""
@@ -1041,7 +1043,7 @@ class _Turn:
             if ok:
                 self.results.append(f"{calc.name} = {observation}")
                 part.sources.append(f"{calc.name} = {observation}")
-        part.calculations = calculations
+        part.calculations, part.variables = calculations, list(variables)
         done = part.worked()
         if not done:  # a chain whose answer failed: its first steps are no figure the answer may state
             del self.results[kept[0]:], part.sources[kept[1]:]
@@ -1423,8 +1425,7 @@ class _Turn:
             done = p.worked()
             if done:
                 label = f"Worked out (part {p.number})" if len(parts) > 1 else "Worked out"
-                lines.append(f"> {label}: " + "; ".join(
-                    (f"{c.name} = " if c.name != "answer" else "") + f"{c.shown} = {c.text}" for c in done))
+                lines.append(f"> {label}: " + working(done, p.variables))
         return "\n".join(lines)
 
     def _finish(self, shown: str, answer: str, complete: bool = True) -> None:
