@@ -56,7 +56,7 @@ def working(lines: list[Calculation], variables: list[Variable]) -> str:
             return results.get(word, word)
 
         text = _NAME.sub(name, written)
-        text = re.sub(r"\s([*/])\s", lambda m: f" {_OPERATORS[m.group(1)]} ", text)
+        text = re.sub(r"\s([*/])\s", lambda m: f" {_OPERATORS[str(m.group(1))]} ", text)
         out.append((f"{calc.name} = " if calc.name != "answer" else "") + f"{text} = {calc.text}")
         results[calc.name] = calc.text
     return "; ".join(out)

@@ -36,12 +36,17 @@ from engine.agent.applies import question_figures as question_figures_of
 from engine.agent import caps
 from engine.agent.rates import applies_to, pay_period_of, rate_definition
 from engine.agent.provenance import working
+from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, \
+    _without_figures, figure_text
+from engine.agent.data_text import _ASKS_YES_NO, _figures, _listing, _shape, _summary
+from engine.agent.decided import (_YES_NO, _probation_rule, applying_row, decided_reply, handbook_probation,
+                                  probation_reply, probation_sentence)
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
                                     shown_value, substitute, variable_name)
 from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
                                    put_after, render_passages, with_continuations,
                                    with_definitions)
-from engine.agent.grounding import normalise_number, number_forms, number_spans, numbers_in, ungrounded_numbers
+from engine.agent.grounding import normalise_number, number_forms, numbers_in, ungrounded_numbers
 from engine.agent.degenerate import degenerate
 from engine.agent import small_talk
 from engine.agent.loop import Agent
@@ -50,7 +55,7 @@ from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.base import PAY_NAMES, Settled, View
 from engine.agent.rules.catalog import readers as rule_readers
 from engine.agent.rules.words import words as rule_words
-from engine.agent.slots import SlotGrammar, cut_ties
+from engine.agent.slots import SlotGrammar
 from engine.agent.steps import (ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
                                 StageStarted, Step, ThoughtStep, Trace, TraceStep)
 from engine.agent.turn_format import format_observation, neutralise
@@ -66,7 +71,6 @@ ROUTE_TOKENS = 12
 SLOT_TOKENS = 160
 ANSWER_TOKENS = 320
 ANSWER_LINES = 8
-ANSWER_LINE_CHARS = 400
 QUOTED_UNITS = 2  # policy sentences shown under the answer
 OFFERED = 5  # policy sentences offered for a question (the ones that apply first, then the nearest)
 #: An answer that pads itself with blank space is over (the grammar admits spaces; a small model can loop on them).
@@ -1438,17 +1442,6 @@ class _Turn:
 
 
 NOT_WORKED_OUT = "I could not work this figure out reliably from the policy and your record, so I give none; HR can."
-#: A question about the asker that a yes or a no answers ("Can I use my PTO now?", "Am I eligible for …?").
-_YES_NO = re.compile(r"^\s*(can|may|could|am|is|are)\b(?=.*\b(i|my|me)\b)", re.I)
-#: Questions whose yes is a duty or a need ("Do I need…", "Must I…") or that are negated: a rule's "may not"
-#: answers them the other way round, so code leaves them to the model.
-_NOT_SETTLED = re.compile(r"n't\b|\b(not|need|needs|must|have to|has to|required|require|should)\b", re.I)
-_DENIES = re.compile(r"\b(cannot|can ?not|can't|may not|must not|not (be )?(eligible|allowed|permitted|entitled)|"
-                     r"ineligible|no longer (eligible|allowed|permitted))\b", re.I)
-_GRANTS = re.compile(r"\b(may|can|is eligible|are eligible|is entitled|are entitled|qualif(y|ies)|is allowed|"
-                     r"are allowed|is permitted|are permitted)\b", re.I)
-
-
 #: Words of a field's name that say nothing about which field it is ("sick_days_remaining": only "sick" does).
 _GENERIC_FIELD_WORDS = {"days", "day", "remaining", "left", "balance", "hrs", "hours", "hour", "h", "the", "of", "total",
                         "current", "available", "usd", "eur", "gbp", "amount", "number", "no", "count", "ytd",
@@ -1483,273 +1476,3 @@ def narrow_fields(picked: list, question: str) -> list:
     asked = _words(question)
     named = [f for f in picked if (_words(f.label) - _GENERIC_FIELD_WORDS) & asked]
     return named or picked
-
-
-def applying_row(part: Part) -> str:
-    """The sentence stating the one row of a list that code found to apply, where it is also the unit
-    nearest the question ("For you (4 full years and 5 months of service), the policy says: 2 to 5
-    years of service: 2 months [1]."), else "". A small model given the marked row still wrote the
-    row's range as the answer ("a notice period of 2 to 5 years of service")."""
-    from engine.agent.applies import is_row, question_relative
-
-    rows = [u for u in part.picked if u.label in part.applies and is_row(u.text)]
-    if len(rows) != 1 or not part.picked or part.picked[0] is not rows[0]:
-        return ""
-    unit, why = rows[0], part.applies[rows[0].label]
-    if why == question_relative(part.text):
-        lead = f"For a {why}"
-    elif re.search(r"\bservice\b", why):
-        lead = f"For you ({why})"
-    else:
-        lead = f"For {why}"
-    # (the heading without its numbering: "2.1 PTO accrual" -> "PTO accrual"; a section number is no figure)
-    heading = re.sub(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+", "", heading_of(part.passages, unit))
-    text = re.sub(r"^\s*[-*•–]\s*", "", unit.text).strip().rstrip(".;")
-    if " – " in heading:  # a window over several items ("2.1 Earning leave – 2.3 Asking for leave") names none
-        heading = ""
-    shown = f"{heading}: {text}" if heading and heading.lower() not in text.lower() else text
-    return f"{lead}, the policy says: {shown} [{unit.passage}]."
-
-
-def decided_reply(question: str, applying: list[str]) -> str:
-    """"Yes" or "No" where a yes/no question about the asker is settled by the one rule code found to
-    apply to them (a rule that says "cannot … until the 90 days are completed" to someone at day 84
-    is a no), else "". A small model reads "this applies to you" and still answers yes."""
-    if not _YES_NO.search(question) or _NOT_SETTLED.search(question) or len(applying) != 1:
-        return ""
-    rule = applying[0]
-    if _DENIES.search(rule):
-        return "No"
-    if _GRANTS.search(rule):
-        return "Yes"
-    return ""
-
-
-#: A rule for those past probation ("who have completed probation", "until the introductory period ends") ...
-_AFTER_PROBATION = re.compile(r"\b(completed|completion of|after|passed|passing|end of|ended|finish(ed)?)\s+"
-                              r"(the |their |your |his |her |an? )?(probation|introductory|trial)"
-                              r"|\buntil\b[^.;]{0,50}\b(probation|introductory|trial)", re.I)
-#: ... and for those in it ("during the first 90 days of probation", "employees on probation").
-_IN_PROBATION = re.compile(r"\b(during|within)\b[^.;]{0,40}?\b(probation|introductory|trial)"
-                           r"|\b(on|in)\s+(the |their |your |his |her |an? )?(probation|introductory|trial)", re.I)
-
-
-def probation_reply(question: str, noted: list[tuple[str, str]]) -> str:
-    """"Yes" or "No" where a yes/no question about the asker is settled by the rules about probation
-    among the offered sentences (all that settle it the same way), and what code knows of the
-    person's probation (``noted``: each rule's text and code's note on it, see
-    :func:`engine.agent.applies.probation_note`), else "".
-    "Employees who have completed probation may work remotely" to someone on probation is a no."""
-    if not _YES_NO.search(question) or _NOT_SETTLED.search(question):
-        return ""
-    replies = {r for r in (_probation_rule(rule, note) for rule, note in noted) if r}
-    return replies.pop() if len(replies) == 1 else ""
-
-
-def handbook_probation(index) -> int | None:
-    """The length of probation in days as the first passage of the policies that states it says
-    (passages that address the assistant are not read), or None. (A regular expression over the
-    chunks, asked only for a rule about probation that states no length of its own.)"""
-    from engine.policy.index import addresses_assistant
-
-    chunks = getattr(index, "chunks", None) or []
-    return next((n for c in chunks if not addresses_assistant(c) and (n := probation_length(c.text))), None)
-
-
-def probation_sentence(reply: str, rule: Unit, note: str) -> str:
-    """Code's whole answer where a probation rule and the record settle a yes/no question: the reply,
-    where the person stands (from the record or their days of service) and the rule in its words.
-    ("No: you are on probation now (employment_status: Probation), and the policy says: Employees on
-    probation … may not take it until probation ends [1].") A model going on from "No, " wrote about
-    something else."""
-    state, _, source = note.partition("; ")
-    if state.startswith(("probation ends", "probation ended")):
-        where = f"your {state}"
-    elif state.startswith(("on probation", "not on probation")):
-        where = f"you are {state}"
-    else:
-        where = state
-    where += f" ({source})" if source else ""
-    text = re.sub(r"^\s*(?:[-*•–]|[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+", "",
-                  rule.text).strip().rstrip(".;")
-    return f"{reply}: {where}, and the policy says: {text} [{rule.passage}]."
-
-
-def _probation_rule(rule: str, note: str) -> str:
-    if re.search(r"^on probation now|still in it|^probation ends on", note):
-        on = True
-    elif re.search(r"^not on probation|completed it|^probation ended on", note):
-        on = False
-    else:
-        return ""
-    denies, grants = bool(_DENIES.search(rule)), bool(_GRANTS.search(rule))
-    if _AFTER_PROBATION.search(rule) and not _IN_PROBATION.search(rule):
-        if grants and not denies:
-            return "No" if on else "Yes"
-        if denies and on:  # "cannot … until probation is completed": while in it, a no
-            return "No"
-    elif _IN_PROBATION.search(rule) and on:  # a rule for people in probation, and the person is
-        if denies:
-            return "No"
-        if grants:
-            return "Yes"
-    return ""
-
-
-_OUTLINE_NUMBER = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})+|\d{1,2}[.)])\s+(?=[A-Z])")
-
-
-def figure_text(text: str) -> str:
-    """A policy sentence as a source of figures: without the outline number it starts with ("1.4 Payment
-    in lieu: …"), which is a section's number, not a figure (a payout came out as 1.4 * rate * days)."""
-    return _OUTLINE_NUMBER.sub("", text, count=1)
-
-
-def _without_figures(text: str, figures: set[str]) -> str:
-    """``text`` with the numbers among ``figures`` (normalised) blanked out, so no grammar offers them."""
-    for start, end, number in reversed(number_spans(text) if figures else []):
-        if number in figures:
-            text = text[:start] + " " + text[end:]
-    return text
-
-
-#: A whole number written with ".00" where it is no amount of money ("paid at 2.00 times the hourly rate").
-_PADDED_WHOLE = re.compile(r"(?<![$€£₱\d,.])(\d+)\.00\b(?!\s*(?:USD|EUR|GBP|PHP|CAD|AUD|dollars?|euros?|pounds?)\b)")
-
-
-def _plain_wholes(text: str) -> str:
-    """The answer with a multiplier or count written as the policy wrote it: the grammar admits "2.00" for
-    a source's 2 so that money can be written as money, and a model writes it for a rate too."""
-    return _PADDED_WHOLE.sub(r"\1", text)
-
-
-def _unrepeated(text: str) -> str:
-    """The answer without lines it already wrote (a small model can loop on a line)."""
-    seen: set[str] = set()
-    out = []
-    for line in text.splitlines():
-        key = " ".join(line.split()).casefold()
-        if key and key in seen:
-            continue
-        seen.add(key)
-        sentences = re.split(r"(?<=[.!?])\s+", line.strip())
-        said: set[str] = set()
-        kept = []
-        for sentence in sentences:  # a sentence said again (a model going round in circles) is dropped
-            k = " ".join(sentence.split()).casefold()
-            if k not in said:
-                said.add(k)
-                kept.append(sentence)
-        out.append(" ".join(kept))
-    return "\n".join(out).strip()
-
-
-def _gbnf_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _answer_grammar(forms: set[str], citations: int, lines: int) -> str:
-    """The answer's grammar: numbers only from the sources; ``[`` only in a citation of a passage shown."""
-    from engine.tools.answer_grammar import grounded_answer_rules
-
-    text_char = "[^\\x00-\\x1f\\x7f\\[]"
-    rules = grounded_answer_rules(forms, line_chars=ANSWER_LINE_CHARS, max_lines=lines, text_char=text_char,
-                                  citations=min(citations, 9))
-    # An answer opens with words, not with a citation (a small model copies the sources' "[1] …" layout).
-    rules = [re.sub(r' \| "\[" \[1-\d\] "\]"', "", r) if r.startswith("afirst ::=") else r for r in rules]
-    return "root ::= answer\n" + "\n".join(rules) + "\n"
-
-
-def _shape(result, query) -> tuple[str, str]:
-    """A data result as the model reads it, and its single figure or name(s) when it has one."""
-    data = result.data if isinstance(result.data, dict) else {}
-    if query.result == "top" and data.get("rows"):
-        rows = cut_ties(data["rows"], max(1, query.top))
-        cols = data["columns"]
-        lines = ["| " + " | ".join(cols) + " |"] + ["| " + " | ".join(_cell(v) for v in r) + " |" for r in rows]
-        who = ", ".join(str(r[0]) for r in rows) if len(rows) <= 3 else ""
-        order = "highest" if query.highest else "lowest"
-        return f"{len(rows)} row{'s' if len(rows) != 1 else ''}, {order} {query.columns[0]} first:\n" + "\n".join(lines), who
-    if query.result == "names" and data.get("rows") and len(data["rows"]) <= 12:
-        return result.text, ", ".join(str(r[0]) for r in data["rows"])
-    if "value" in data and not isinstance(data.get("value"), list):
-        return result.text, _cell(data["value"])
-    return result.text, ""
-
-
-def _cell(value) -> str:
-    if isinstance(value, float):
-        return shown_value(value)
-    return "" if value is None else str(value)
-
-
-def _summary(query, result, text: str, value: str) -> str:
-    """Code's one line on a data result, so the answer states what was found (not what it guesses)."""
-    data = result.data if isinstance(result.data, dict) else {}
-    rows = data.get("rows") or []
-    if query.result == "count":
-        return f"The count is {value}."
-    if query.result == "names" and rows:
-        names = [str(r[0]) for r in rows[:12]]
-        return f"{len(rows)} {'person' if len(rows) == 1 else 'people'}: {', '.join(names)}."
-    if query.result == "top" and rows:
-        top = cut_ties(rows, max(1, query.top))
-        who = "; ".join(f"{r[0]} ({_cell(r[-1])})" for r in top[:6])
-        return f"{'Highest' if query.highest else 'Lowest'} {query.columns[0]}: {who}."
-    if query.result in ("average", "total", "highest", "lowest", "median") and value and not query.by:
-        return f"The {query.result} of {query.columns[0]} is {value}."
-    if (query.result == "count per" or query.by) and len(rows) > 1:
-        ranked = sorted(rows, key=lambda r: -(r[-1] if isinstance(r[-1], (int, float)) else 0))
-        what = "count" if query.result == "count per" else f"{query.result} {query.columns[0]}"
-        return (f"Highest {what}: {ranked[0][0]} ({_cell(ranked[0][-1])}); lowest: {ranked[-1][0]} "
-                f"({_cell(ranked[-1][-1])}).")
-    return ""
-
-
-_ASKS_YES_NO = re.compile(r"\s*(is|are|does|do|did|can|could|has|have|was|were|will|should)\b", re.I)
-#: A data result of at most this many rows is listed whole by code (a longer one is summarised by the model).
-LIST_ROWS = 12
-
-
-def _listing(query, result, several: bool) -> str:
-    """A list of names, or a small table, as the answer itself: every row the data returned, nothing else."""
-    data = result.data if isinstance(result.data, dict) else {}
-    rows, cols = data.get("rows") or [], data.get("columns") or []
-    if not 0 < len(rows) <= LIST_ROWS or data.get("truncated") or not cols:
-        return ""
-    who = "Your direct reports" if query.rows == "my direct reports" else "The employees"
-    if query.filters:
-        who += " where " + " and ".join(f"{c} {op} {v}" for c, op, v in query.filters)
-    if query.result == "names" and len(cols) == 1:
-        names = [str(r[0]) for r in rows]
-        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-        return f"{who} ({len(names)}): {joined}."
-    if several or query.result not in ("names", "list", "count per") and not query.by:
-        return ""  # a table inside a numbered answer breaks it; a single figure is the model's to state
-    if query.result == "list" and len(rows) == 1:
-        return ""  # one person's fields: a fact, which the model states in a sentence
-    if query.result == "count per":
-        title = f"Number of employees per {query.by}" + (f" ({who[0].lower()}{who[1:]})" if query.filters
-                                                          or query.rows != "everyone" else "")
-    elif query.by:
-        title = f"{query.result.capitalize()} {query.columns[0]} per {query.by}"
-    else:
-        title = f"{who} ({len(rows)})"
-    table = ["| " + " | ".join(str(c) for c in cols) + " |", "|" + "---|" * len(cols)]
-    table += ["| " + " | ".join(_cell(v) for v in r) + " |" for r in rows]
-    return f"{title}:\n\n" + "\n".join(table)
-
-
-def _figures(result) -> list[tuple[str, float, str]]:
-    """The figures of a small data result, named for a later calculation ("grace_mwangi_annual_salary_usd")."""
-    data = result.data if isinstance(result.data, dict) else {}
-    rows, cols = data.get("rows") or [], data.get("columns") or []
-    if "value" in data and isinstance(data["value"], (int, float)) and not isinstance(data["value"], bool):
-        return [("data_value", float(data["value"]), "the employee data's result")]
-    out = []
-    if 0 < len(rows) <= 6 and cols:
-        for row in rows:
-            for col, cell in zip(cols[1:], row[1:]):
-                if isinstance(cell, (int, float)) and not isinstance(cell, bool):
-                    out.append((variable_name(f"{row[0]} {col}"), float(cell), f"{col} of {row[0]}"))
-    return out
