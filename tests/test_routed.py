@@ -53,7 +53,10 @@ def rate_undefined(monkeypatch):
     import engine.agent.rules.base as base
     import engine.agent.rules.unit_pay as unit_pay
 
+    import engine.agent.stage_calc as stage_calc
+
     monkeypatch.setattr(routed, "rate_definition", lambda text: None)
+    monkeypatch.setattr(stage_calc, "rate_definition", lambda text: None)
     monkeypatch.setattr(base, "rate_definitions", lambda text: [])
     monkeypatch.setattr(unit_pay, "rate_definitions", lambda text: [])
 
@@ -459,7 +462,7 @@ def test_a_rule_about_probation_carries_where_the_person_stands_for_the_model(to
 def test_a_refused_figure_cannot_come_back_inline_without_its_name(tools, embedder, monkeypatch, rate_undefined):
     # Left out by name, the balance written as its value ("(15 - 5)") would pass: its value leaves the
     # second attempt's grammar too, unless the question or the policy states it.
-    import engine.agent.routed as routed
+    import engine.agent.stage_calc as stage_calc
     from engine.agent.calc_slot import allowed_numbers, code_grammar
 
     offered: list[list[str]] = []
@@ -468,7 +471,7 @@ def test_a_refused_figure_cannot_come_back_inline_without_its_name(tools, embedd
         offered.append(allowed_numbers(sources))
         return code_grammar(variables, sources, **kw)
 
-    monkeypatch.setattr(routed, "code_grammar", spy)
+    monkeypatch.setattr(stage_calc, "code_grammar", spy)
     question = "How many sick days do I have left, and what is the payout for 10 days?"
     outputs = ["sick_days_remaining\n", "answer = annual_salary / 260 * sick_days_remaining * asked_days\n",
                "answer = annual_salary / 260 * asked_days\n", "You have 15 sick days left.", "You would get 1807.69 [1]."]

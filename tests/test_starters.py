@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from engine.agent.routed import _listing, narrow_fields
+from engine.agent.data_text import _listing
+from engine.agent.stage_data import narrow_fields
 from engine.agent.slots import SlotGrammar, SlotQuery
 from engine.assistant import build_context, build_data_tool, build_tools
 from engine.data.employees import load_employees

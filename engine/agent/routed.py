@@ -31,44 +31,71 @@ import time
 from dataclasses import dataclass, field
 from typing import Generator, Iterator
 
+from engine.agent import caps, small_talk
+from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
-from engine.agent.applies import question_figures as question_figures_of
-from engine.agent import caps
-from engine.agent.rates import applies_to, pay_period_of, rate_definition
-from engine.agent.provenance import working
-from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, \
-    _without_figures, figure_text
-from engine.agent.data_text import _ASKS_YES_NO, _figures, _listing, _shape, _summary
-from engine.agent.decided import (_YES_NO, _probation_rule, applying_row, decided_reply, handbook_probation,
-                                  probation_reply, probation_sentence)
-from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
-                                    shown_value, substitute, variable_name)
-from engine.agent.evidence import (APPLIES_BONUS, Passage, Unit, candidates, heading_of, passages_from_hits,
-                                   put_after, render_passages, with_continuations,
-                                   with_definitions)
-from engine.agent.grounding import normalise_number, number_forms, numbers_in, ungrounded_numbers
+from engine.agent.calc_slot import (
+    Calculation,
+    Variable,
+    parse_code,
+    plain_number,
+    variable_name,
+)
+from engine.agent.decided import (
+    _YES_NO,
+    _probation_rule,
+    applying_row,
+    decided_reply,
+    handbook_probation,
+    probation_reply,
+    probation_sentence,
+)
 from engine.agent.degenerate import degenerate
-from engine.agent import small_talk
+from engine.agent.evidence import (
+    APPLIES_BONUS,
+    Passage,
+    Unit,
+    candidates,
+    heading_of,
+    passages_from_hits,
+    put_after,
+    render_passages,
+    with_continuations,
+    with_definitions,
+)
+from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.loop import Agent
+from engine.agent.memory import Memory
 from engine.agent.plan import several_parts
+from engine.agent.provenance import working
+from engine.agent.rates import applies_to, rate_definition
 from engine.agent.router import KINDS, Route, Router
-from engine.agent.rules.base import PAY_NAMES, Settled, View
 from engine.agent.rules.catalog import readers as rule_readers
 from engine.agent.rules.words import words as rule_words
-from engine.agent.slots import SlotGrammar
-from engine.agent.steps import (ActionStep, AnswerToken, ErrorStep, FinalAnswer, ModelCallStep, ObservationStep,
-                                StageStarted, Step, ThoughtStep, Trace, TraceStep)
+from engine.agent.slots import SLOT_TOKENS
+from engine.agent.stage_calc import _PAY_WORDS, Calculating
+from engine.agent.stage_data import LookingUp
+from engine.agent.steps import (
+    ActionStep,
+    AnswerToken,
+    ErrorStep,
+    FinalAnswer,
+    ModelCallStep,
+    ObservationStep,
+    StageStarted,
+    Step,
+    ThoughtStep,
+    Trace,
+    TraceStep,
+)
 from engine.agent.turn_format import format_observation, neutralise
-from engine.agent.units import RATE_BASED, answer_problem, culprits, line_problem, pay_ceiling, unit_of
-from engine.tools.calculator import CalculatorTool
+from engine.errors import Cancelled, HRAssistantError, SetupError
+from engine.model.backend import Generation
 from engine.tools.employee_data import EmployeeDataTool
 from engine.tools.leave_request import LeaveRequestTool
 from engine.tools.policy_search import PolicySearchTool
-from engine.errors import AccessDenied, Cancelled, HRAssistantError, SetupError, ToolInputError
-from engine.model.backend import Generation
 
 ROUTE_TOKENS = 12
-SLOT_TOKENS = 160
 ANSWER_TOKENS = 320
 ANSWER_LINES = 8
 QUOTED_UNITS = 2  # policy sentences shown under the answer
@@ -98,16 +125,6 @@ _COMBINE = re.compile(r"\b(add(s|ed)? up|sum|total|combined|together|altogether|
                       r"(more|less|fewer) than|average|ratio)\b", re.I)
 #: ... and says that it combines those ("they", "both"), not something it would have to look up first.
 _BACK = re.compile(r"\b(they|them|those|these|both|the two|all of them|each of them)\b", re.I)
-#: A question that asks for figures per group ("per department", "by team", "each", "which department has").
-_BREAKDOWN = re.compile(r"\b(per|each|every|by|breakdown|broken down|which (department|team|division|unit|location|"
-                        r"group|site))\b", re.I)
-#: A question or policy sentence that speaks of money (so the person's pay figure is declared for it).
-_MONEY = re.compile(r"salar|\bpa(y|id)\b|payout|payment|\brate\b|wage|earn|worth|cash|encash|\bsell|money|"
-                    r"\bhow much\b|\$|£|€|dollar|pound|euro", re.I)
-#: ... or of length of service (so years of service are declared).
-_SERVICE = re.compile(r"\bservice\b|\btenure\b|anniversar|senior|\baccru|years? (of|with)\b", re.I)
-_NAMES = re.compile(r"\b(?!(?:round|abs|min|max|sqrt)\b)[a-z_][a-z0-9_]*\b")
-_PAY_WORDS = re.compile(r"salar|\bpay\b|paid|earn|wage|compensation|income|rate|bonus", re.I)
 #: Money for a quantity the question states, and "how many … do I have (left)?" (engine/agent/rules/lang/en.toml).
 _AMOUNT_FOR = rule_words().family("asks.amount_for")
 _HAVE_LEFT = rule_words().family("asks.have_left")
@@ -137,8 +154,6 @@ def split_parts(question: str) -> list[str]:
 _POLICY_ACTION = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b|\bforfeit|\blaps(?:e|es|ed)\b|\bexpire"
                             r"|\bcash(?:ed|ing)? (?:out|in)\b|\bencash|\bsell|\bsold\b|\bbuy[ -]?back|\bconvert"
                             r"|\bpay(?:s|ed)? out\b|\bpayout\b", re.I)
-#: A rule about turning leave into money.
-_CONVERTS = re.compile(r"cash|encash|convert|sell|sold|buy[ -]?back|payout|paid out|pay out|\bbe paid for\b", re.I)
 #: What the policy gives (an entitlement), rather than what is left of it.
 _ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\b|\bentitled\b|\bearn|\baccru"
                           r"|\bget\b|\ballowed\b|\bcan i\b|\bmaximum\b", re.I)
@@ -338,7 +353,7 @@ class RoutedAgent(Agent):
             self.last_trace.route = [{"part": 1, "text": question, **route.to_dict()}]
 
 
-class _Turn:
+class _Turn(Calculating, LookingUp):
     """One question being answered: the internal exchange that leads to the answer, and the trace.
 
     The pipeline is a short dialogue after the person's question, in the model's own chat format:
@@ -356,13 +371,7 @@ class _Turn:
         self.trace = Trace(question=question, user=agent.context.name or agent.context.user, tools=agent.tools.names)
         self.messages: list[dict[str, str]] = []  # the internal exchange after the question
         self.partial = ""  # the assistant message being written (code and model take turns in it)
-        self.results: list[str] = []  # calculator and data results (sources for the answer's numbers)
-        self.passages: dict[tuple[str, str, str], Passage] = {}  # shown so far, by (source, location, text)
-        self.part_values: list[tuple[int, float]] = []  # each part's calculated answer, for a later part
-        self.data_values: list[tuple[str, float, str]] = []  # figures of earlier data results (name, value, note)
-        self._part_texts: list[str] = []
-        self._declared: list[Variable] = []
-        self.record_shown = False
+        self.memory = Memory()  # what the stages found so far (engine.agent.memory)
         self.parts: list[Part] = []
         agent.context.question = self.question
 
@@ -463,11 +472,11 @@ class _Turn:
     # -- 1. route -------------------------------------------------------------------------------------------
     def route(self, part: Part, several: bool) -> Generator[Step, None, Route]:
         a = self.agent
-        self._part_texts.append(part.text)
+        self.memory.part_texts.append(part.text)
         allowed = a.allowed_kinds()
         text = part.text
         if several and part.number > 1 and _ANAPHORA.search(text):
-            text = f"{self._part_texts[part.number - 2]} {text}"  # "…, and what do they add up to?"
+            text = f"{self.memory.part_texts[part.number - 2]} {text}"  # "…, and what do they add up to?"
         elif a.history and _ANAPHORA.search(text) and not several:
             text = f"{self._last_question()} {text}"  # a follow-up ("And his salary?") with what it follows
         vote = a.router.vote(text, allowed)
@@ -535,17 +544,17 @@ class _Turn:
         elif kind == "my_calc":
             yield from self._record_step("(your own record)")
             part.used_record = True
-            yield from self._by_rule(part, [self.question, *self.results])
+            yield from self._by_rule(part, [self.question, *self.memory.results])
             if part.stated:
                 return
             self.tell(self._calc_examples(part) + self._code_request(part, several))
-            yield from self._code(part, [self.question, *self._conversation(), *self.results])
+            yield from self._code(part, [self.question, *self._conversation(), *self.memory.results])
         elif kind in ("my_team", "company"):
             yield from self._data(part, several)
         elif kind == "calculation":
             # Arithmetic on the question's own figures: no examples (their figures get copied) and no record.
             self.tell(self._code_request(part, several, record=False))
-            yield from self._code(part, [self.question, *self._conversation(), *self.results])
+            yield from self._code(part, [self.question, *self._conversation(), *self.memory.results])
         elif kind == "leave_request":
             yield from self._leave(part, several)
         # small talk (and "something else" as one part of several): nothing to look up
@@ -581,11 +590,11 @@ class _Turn:
         t0 = time.perf_counter()
         hits = search.index.search(part.text, k=search.k, hint=hint)
         key = lambda h: (h.source, h.location, h.text)  # noqa: E731 - two windows of one long section share a location
-        new_hits = list({key(h): h for h in hits if key(h) not in self.passages}.values())
-        fresh = passages_from_hits(new_hits, first=len(self.passages) + 1)
+        new_hits = list({key(h): h for h in hits if key(h) not in self.memory.passages}.values())
+        fresh = passages_from_hits(new_hits, first=len(self.memory.passages) + 1)
         for hit, passage in zip(new_hits, fresh):
-            self.passages[key(hit)] = passage
-        part.passages = list({id(p): p for p in (self.passages[key(h)] for h in hits)}.values())
+            self.memory.passages[key(hit)] = passage
+        part.passages = list({id(p): p for p in (self.memory.passages[key(h)] for h in hits)}.values())
         observation = render_passages(part.passages) if hits else "No policy passage matches this question."
         citations = [{"n": p.number, **h.to_dict()} for p, h in zip(fresh, new_hits)]
         yield from self.tool_step(PolicySearchTool.name, part.text, observation, data={"citations": citations},
@@ -650,7 +659,7 @@ class _Turn:
             # definition's own figures leave the grammar ("daily_rate / 260" took the 260 twice).
             defined = {u.label for u in units if (d := rate_definition(u.text)) is not None
                        and applies_to(d, period)}
-            sources = [self.question, *self._conversation(), *self.results,
+            sources = [self.question, *self._conversation(), *self.memory.results,
                        *(_without_figures(u.text, set(numbers_in(u.text))) if u.label in defined else figure_text(u.text)
                          for u in units)]
             said = f"What the policies say about {which}, most relevant first:\n{shown}"
@@ -670,7 +679,7 @@ class _Turn:
             said = f"What the policies say about {which}, most relevant first:\n{shown}"
             told = False
             if part.kind in ("policy_me", "policy"):
-                sources = [self.question, *self._conversation(), *self.results]
+                sources = [self.question, *self._conversation(), *self.memory.results]
                 told = (yield from self._by_rule(part, sources, units, told=said))
             if part.stated:
                 return
@@ -683,7 +692,7 @@ class _Turn:
         data = self.agent.tools.of(EmployeeDataTool)
         if data is None:
             return ""
-        self._declared = variables = self._variables(part)
+        self.memory.declared = variables = self._variables(part)
         profile = self.agent.profile
         known = {v.name for v in variables}
 
@@ -731,14 +740,14 @@ class _Turn:
             chosen = (yield from self.call("Full-time amount: ", f'root ::= ({options}) "\\n"\n', SLOT_TOKENS,
                                            doing="Choosing the full-time amount")).strip() or amounts[0]
         figure, unit = chosen.split()[0], chosen.split()[-1]
-        yield from self._run_code(part, parse_code(f"answer = {figure} * {scale}\n"), self._declared, sources)
+        yield from self._run_code(part, parse_code(f"answer = {figure} * {scale}\n"), self.memory.declared, sources)
         done = part.worked()
         if done:
             # Code says it all: the amount, the full-time one it scales and the share (a model given the result
             # stated the full-time row it had read, then the result as an afterthought).
             row = next((u for u in rows if chosen in u.text or figure in numbers_in(u.text)), rows[0])
             rule = next((u for u in part.picked if part.formula_rule(u)), None)
-            values = {v.name: plain_number(v.value) for v in self._declared}
+            values = {v.name: plain_number(v.value) for v in self.memory.declared}
             share = values.get(scale.split()[0], "")
             week = values.get("full_time_hours_per_week", "")
             per = (f" ({share} of a full-time {week} hours a week)" if "full_time_hours_per_week" in scale and share
@@ -747,315 +756,6 @@ class _Turn:
                            f"[{row.passage}], and the policy gives part-time staff a share in proportion to their "
                            f"hours" + (f" [{rule.passage}]." if rule is not None else "."))
 
-    # -- rules code settles (engine.agent.rules) ---------------------------------------------------------------
-    def _by_rule(self, part: Part, sources: list[str], units: list[Unit] | None = None,
-                 told: str = "") -> Generator[Step, None, bool]:
-        """The first rule reader that settles this part, worked out and written by code; the passages are told
-        to the model first (``told``) where one does. Returns whether they were told."""
-        view = None
-        for reader in self.agent.readers:
-            if part.kind not in reader.kinds:
-                continue
-            view = view or self._view(part, units or [])
-            settled = reader.read(view)
-            if settled is None:
-                continue
-            if told:
-                self.tell(told)
-                told = ""
-            yield from self._settle(part, settled, view, sources)
-            if part.stated:
-                break
-        return not told
-
-    def _settle(self, part: Part, settled: Settled, view: View, sources: list[str]) -> Iterator[Step]:
-        """A reader's settlement: the calculator works its lines out, and its sentence is the part's answer."""
-        rules = [u for u in (settled.rule, *settled.also) if u is not None]
-        original = {u.label: u for p in part.passages for u in p.units}
-        if not settled.code:  # a rule that answers by itself (a window it forbids): no figure to work out
-            self.trace.checks.append(f"part {part.number}: {settled.check}: said by code ({settled.reader})")
-            part.decided_by = [original.get(u.label, u) for u in rules]
-            part.stated = settled.sentence(view, "")
-            return
-        if part.kind == "policy_me":
-            part.route.kind = "policy_calc"  # type: ignore[union-attr]
-        self.trace.checks.append(f"part {part.number}: {settled.check}: worked out by code ({settled.reader})")
-        self._declared = settled.variables
-        yield from self._run_code(part, parse_code(settled.code), settled.variables,
-                                  [*sources, *(u.text for u in rules)])
-        done = part.worked()
-        if done:
-            part.decided_by = [original.get(u.label, u) for u in rules]
-            part.sources += [u.text for u in rules]  # (its figures as figures: "5 days" for "five days")
-            part.stated = settled.sentence(view, done[-1].text)
-
-    def _view(self, part: Part, units: list[Unit]) -> View:
-        """What a rule reader sees of this part (engine.agent.rules.base.View)."""
-        from engine.data.schema import leave_columns
-        from engine.data.vocab import vocabulary
-
-        profile = self.agent.profile
-        data = self.agent.tools.of(EmployeeDataTool)
-        columns = data.table.columns if data is not None else {}
-        pay, period = None, self._pay_period()
-        balances, job, exempt = [], set(), None
-        leave = set(leave_columns(data.table).values()) if data is not None else set()
-        for f in profile.facts:
-            if f.column in profile.id_columns:
-                continue
-            value = str(f.value).strip().lower()
-            if re.fullmatch(r"non[ _-]?exempt|hourly", value):
-                exempt = False
-            elif value == "exempt" and exempt is None:
-                exempt = True
-            if re.search(r"title|position|role|job|grade|level|band|rank", f.label, re.I):
-                job |= {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", value)}
-            try:
-                number = float(f.value)
-            except ValueError:
-                continue
-            if f.column in columns and "pay" in columns[f.column].roles and pay is None:
-                pay = Variable(PAY_NAMES.get(period, variable_name(f.label)), number,
-                               f"{f.label}" + (f", {f.note}" if f.note else ""))
-            elif f.column in leave and f.note:
-                balances.append(Variable(variable_name(f.label), number, f"{f.label}, {f.note}"))
-        if profile.reports_total:
-            job |= {"manager", "supervisor", "head", "lead"}
-        search = self.agent.tools.of(PolicySearchTool)
-        sources = {p.source for p in part.passages}
-        documents = tuple(c.text for c in getattr(getattr(search, "index", None), "chunks", None) or []
-                          if c.source in sources)
-        return View(part.text, self.question, self._last_question(), tuple(units),
-                    tuple(u for p in part.passages for u in p.units), pay, period, tuple(balances), frozenset(job),
-                    exempt, documents, part.prorated, vocabulary().question_language(self.question))
-
-    # -- calculations, as code over named figures --------------------------------------------------------------
-    def _variables(self, part: Part, record: bool = True) -> list[Variable]:
-        """The figures a calculation may name: the person's record, the question's, earlier results."""
-        a = self.agent
-        profile = a.profile
-        data = a.tools.of(EmployeeDataTool)
-        out: list[Variable] = []
-        taken: set[str] = set()
-
-        def add(name: str, value: float, note: str) -> None:
-            base, n = name, 2
-            while name in taken:
-                name, n = f"{base}_{n}", n + 1
-            taken.add(name)
-            out.append(Variable(name, value, note))
-
-        facts = [f for f in (profile.facts if record else []) if f.column not in profile.id_columns]
-        facts = self._relevant_facts(part, facts)
-        for f in facts:
-            try:
-                value = float(f.value)
-            except ValueError:
-                continue
-            roles = data.table.columns[f.column].roles if data is not None and f.column in data.table.columns else []
-            name = variable_name(f.label)
-            if "pay" in roles:
-                name = {"per hour": "hourly_rate", "per year": "annual_salary", "per month": "monthly_salary"}.get(
-                    next((k for k in ("per hour", "per year", "per month") if k in f.note), ""), name)
-            add(name, value, f"{f.label}" + (f", {f.note}" if f.note else ""))
-            if "pay" in roles:
-                # (a rate made from pay, for a question about pay: not for "what meal allowance for 4 days")
-                for definition in (self._rate_definitions(part, pay_period_of(f.note))
-                                   if _PAY_WORDS.search(part.text) or _CONVERTS.search(part.text)
-                                   or _CONVERTS.search(self.question) else []):
-                    rate = round(definition.apply(value), 4)
-                    add(definition.name, rate, f"your {definition.term} as the policy defines it: "
-                                               f"{definition.expression(value)}")
-        if record and part.prorated and profile.full_time_week is not None:
-            add("full_time_hours_per_week", profile.full_time_week,
-                "hours a week, the scheduled hours of most full-time staff in the data")
-        context = " ".join([part.text, *(u.text for u in part.picked)])
-        # (a pro-rata share of the row that applies needs no years: code marked the row for them)
-        if record and profile.service_years is not None and (_SERVICE.search(context) or not facts) \
-                and not part.prorated:
-            add("years_of_service", profile.service_years, profile.service_text)
-        figures = question_figures_of(part.text)
-        for fig in figures:
-            add(f"asked_{fig.unit}", fig.value, "from the question")
-        for number in numbers_in(re.sub(r"\d{4}-\d{2}-\d{2}", " ", part.text)):
-            if not any(float(number) == f.value for f in figures):
-                add("asked_number", float(number), "from the question")
-        for p_number, value in self.part_values:
-            add(f"part{p_number}_answer", value, f"the answer to part {p_number}")
-        for name, value, note in self.data_values:
-            add(name, value, note)
-        return out
-
-    @staticmethod
-    def _rate_definitions(part: Part, period: str) -> list:
-        """The rates the offered sentences define from pay of the person's kind (see engine.agent.rates): the
-        picked ones and those of the passages offered (a handbook defines its daily rate once, in a sentence
-        the model need not have picked for the rate to be what it is)."""
-        offered = [*part.picked, *(u for p in part.passages for u in p.units)]
-        found = [d for u in offered if (d := rate_definition(u.text)) is not None and applies_to(d, period)]
-        return list({d.name: d for d in found}.values())
-
-    def _pay_period(self) -> str:
-        """The period of the person's pay figure in their record ("hour", "month", "year"), or ""."""
-        data = self.agent.tools.of(EmployeeDataTool)
-        for f in self.agent.profile.facts:
-            if data is not None and f.column in data.table.columns and "pay" in data.table.columns[f.column].roles:
-                return pay_period_of(f.note)
-        return ""
-
-    def _relevant_facts(self, part: Part, facts: list) -> list:
-        """The record's figures a calculation for this part may need: those the question or the chosen
-        policy sentences name by a distinctive word, and the pay figure where they speak of pay. A small
-        model offered every figure of the record puts the wrong balance into the sum (vacation days for
-        a sick-leave question); where none is named, all of them."""
-        from engine.agent.slots import distinctive_words
-
-        data = self.agent.tools.of(EmployeeDataTool)
-        context = " ".join([part.text, *(u.text for u in part.picked)])
-        words = distinctive_words(context)
-        kept = []
-        for f in facts:
-            roles = data.table.columns[f.column].roles if data is not None and f.column in data.table.columns else []
-            if distinctive_words(f.label) & words or ("pay" in roles and _MONEY.search(context)):
-                kept.append(f)
-        return kept or facts
-
-    def _declare(self, part: Part, record: bool = True) -> str:
-        """The figures a calculation may name, declared as Python variables for the model to read."""
-        self._declared = self._variables(part, record)
-        declared = "\n".join(v.render() for v in self._declared)
-        return f"My figures, as Python variables:\n```python\n{declared}\n```\n" if declared else ""
-
-    def _code_request(self, part: Part, several: bool, policy: bool = False, record: bool = True) -> str:
-        figures = "the policy's figures and these variables" if policy else "these variables and the question's figures"
-        return (self._declare(part, record) + f"Write the Python lines that work out {self._which(part, several)} "
-                f"from {figures}; the last line is answer = ...")
-
-    def _code(self, part: Part, sources: list[str], header: str = "```python\n") -> Iterator[Step]:
-        variables = self._declared
-        refused: frozenset[str] = frozenset()
-        banned: frozenset[str] = frozenset()
-        for attempt in range(2):
-            text = yield from self.call(header, code_grammar(variables, sources, refused=refused), SLOT_TOKENS,
-                                        doing="Writing the calculation")
-            self.partial += "```\n"
-            yield from self._run_code(part, parse_code(text), variables, sources, banned)
-            if attempt or not part.calculations or not part.calculations[-1].error:
-                return
-            left_out = self._culprits(part, variables)
-            # A name given to a line of bare constants ("share = 1/2") is not offered again either.
-            refused = frozenset(c.name for c in part.calculations if c.constant)
-            # ... nor its constants written inline ("answer = sick + vacation * 1/2"): an honest "could not
-            # work it out" is better than a figure nobody gave.
-            banned = frozenset("".join(c.code.partition(" = ")[2].split()) for c in part.calculations if c.constant)
-            if left_out:
-                # The next attempt's grammar lacks them: told "write it again" alone, a small model writes
-                # the same lines again. Their values go too, unless the question or the policy states them:
-                # without its name, a model writes the same figure inline ("(110 - 40)").
-                gone = {plain_number(v.value) for v in variables if v.name in left_out}
-                gone -= {n for text in (part.text, *(u.text for u in part.picked)) for n in numbers_in(text)}
-                sources = [_without_figures(text, gone) for text in sources]
-                variables = [v for v in variables if v.name not in left_out]
-                names = ", ".join(left_out)
-                self.tell(f"{names} {'does' if len(left_out) == 1 else 'do'} not belong in this calculation. "
-                          "Write the lines again without it, with the other variables and the figures of the "
-                          "policy only.")
-            else:
-                self.tell("Write the lines again, with the variables above and the figures of the policy only.")
-
-    @staticmethod
-    def _culprits(part: Part, variables: list[Variable]) -> list[str]:
-        """The figures a refused calculation's impossible line rests on that the question never asked about."""
-        from engine.agent.slots import distinctive_words
-
-        failed = next((i for i, c in enumerate(part.calculations) if c.implausible), None)
-        if failed is None:
-            return []
-        return culprits([c.code for c in part.calculations], failed, {v.name: unit_of(v) for v in variables},
-                        distinctive_words(part.text))
-
-    def _calc_examples(self, part: Part) -> str:
-        bank = self.agent.examples
-        # The policy's own words find the right pattern (and a pro-rata rule, the pro-rata pattern).
-        context = " ".join([*(u.text for u in part.picked[:2]),
-                            *(u.text for u in part.picked if part.formula_rule(u))])
-        shown = bank.calculations(part.text, context) if bank is not None else ""
-        return f"Worked examples from other companies (made-up figures):\n```python\n{shown}\n```\n\n" if shown else ""
-
-    def _run_code(self, part: Part, calculations: list[Calculation], variables: list[Variable],
-                  sources: list[str], banned: frozenset[str] = frozenset()) -> Iterator[Step]:
-        """Put the figures into each line and let the calculator work it out, in order."""
-        from engine.agent.grounding import unsourced_numbers
-
-        calculator = self.agent.tools.of(CalculatorTool)
-        if not calculations or calculator is None:
-            return
-        known = {v.name: v.value for v in variables}
-        units = {v.name: unit_of(v) for v in variables}
-        # (a ceiling of the person's own pay is for figures about them, not for arithmetic over others' data)
-        ceiling = pay_ceiling(variables) if part.kind in ("policy_calc", "my_calc") else None
-        expressions: dict[str, str] = {}
-        kept = (len(self.results), len(part.sources))
-        for calc in calculations:
-            t0 = time.perf_counter()
-            try:
-                # An earlier line's name stands for its own expression, so the chain is worked out exactly.
-                calc.expression = re.sub(r"\b[a-z][a-z0-9_]*\b", lambda m: f"({expressions[m.group(0)]})"
-                                         if m.group(0) in expressions else m.group(0), calc.code.partition(" = ")[2])
-                calc.expression = substitute(Calculation("x = " + calc.expression), known)
-                written = calc.code.partition(" = ")[2]
-                # (a percentage of the policy written as its fraction, 1.5 for "150 percent", is one of its figures)
-                given = {normalise_number(f) for f in number_forms(sources) | percent_fractions(sources)}
-                if not _NAMES.findall(written) and not set(numbers_in(written)) & given:
-                    # "share = 0": a line of bare constants is a figure nobody gave (constants are there to
-                    # combine figures, not to be one).
-                    calc.constant = True
-                    raise ToolInputError(f"{written.strip()} uses none of the figures.")
-                inline = next((b for b in banned if b and b in "".join(written.split())), None)
-                if inline:
-                    raise ToolInputError(f"{inline} is the figure refused above (none of the figures gives it).")
-                missing = unsourced_numbers(calc.expression, sources + [v.render() for v in variables]
-                                            + list(expressions.values()))
-                if missing:  # the grammar admits only sourced numbers; this is a second line of defence
-                    raise ToolInputError(f"{', '.join(missing)} is in no source.")
-                result = calculator.run(calc.expression, self.agent.context)
-                calc.shown = _NAMES.sub(lambda m: plain_number(known[m.group(0)]) if m.group(0) in known
-                                        else m.group(0), " ".join(written.split()))
-                calc.value = float(result.data["value"])
-                problem, units[calc.name] = line_problem(calc.code, units, calc.value, ceiling)
-                if not problem and calc is calculations[-1] and part.kind != "calculation":
-                    rate_based = any(RATE_BASED.search(u.text) for u in part.picked) and \
-                        any(unit_of(v) == (1, 0) for v in variables)
-                    problem = answer_problem(part.text, units[calc.name], rate_based)
-                    if not problem and calc.value is not None and calc.value < 0:
-                        # Nobody is paid, owed or left a negative amount ("-4040.16 if you converted …").
-                        problem = "an amount asked about cannot be below zero"
-                if problem:  # worked out faithfully, yet no figure the question could want: written again
-                    calc.implausible = True
-                    raise ToolInputError(f"{calc.name} = {calc.value:,.2f} cannot be right: {problem}.")
-                calc.text = shown_value(calc.value)
-                expressions[calc.name] = calc.expression
-                observation, ok = f"{calc.expression} = {calc.text}", True
-            except KeyError as exc:
-                calc.error = f"the name {exc.args[0]} is not one of the figures"
-                observation, ok = f"Error: {calc.error}", False
-            except HRAssistantError as exc:
-                calc.error = exc.message
-                observation, ok = f"Error: {exc.message}", False
-            yield from self.tool_step(CalculatorTool.name, calc.expression or calc.code, observation, ok,
-                                      seconds=time.perf_counter() - t0)
-            if ok:
-                self.results.append(f"{calc.name} = {observation}")
-                part.sources.append(f"{calc.name} = {observation}")
-        part.calculations, part.variables = calculations, list(variables)
-        done = part.worked()
-        if not done:  # a chain whose answer failed: its first steps are no figure the answer may state
-            del self.results[kept[0]:], part.sources[kept[1]:]
-        if done and done[-1].value is not None:
-            self.part_values.append((part.number, done[-1].value))
-            part.summary = f"The result is {done[-1].text}."
-        self.tell("The calculator: " + "; ".join(c.render() for c in calculations))
-
     def _sentence(self, part: Part, unit: Unit) -> str:
         heading = heading_of(part.passages, unit)
         text = unit.text.lstrip("-*• ")
@@ -1063,145 +763,6 @@ class _Turn:
         if unit.label in part.about_you:
             note += f" (for you: {part.about_you[unit.label]})"
         return f"[{unit.passage}] " + (f"{heading}: " if heading else "") + text + note
-
-    def _record_step(self, what: str) -> Iterator[Step]:
-        """The record's use, as a data step of the trace (it was read before the question; this says it was used)."""
-        profile = self.agent.profile
-        if profile.found and not self.record_shown:
-            self.record_shown = True
-            shown = "\n".join(f.render() for f in profile.facts + profile.computed)
-            yield from self.tool_step(EmployeeDataTool.name, what, shown)
-
-    def _record(self, part: Part, several: bool) -> Iterator[Step]:
-        """A fact of the person's own record: the model names the fields (the record is in the prompt),
-        and the answer can state only their figures."""
-        profile = self.agent.profile
-        facts = profile.facts + profile.computed
-        labels = " | ".join(_gbnf_string(f.label) for f in facts)
-        grammar = f'root ::= field (", " field)? "\\n"\nfield ::= {labels}\n'
-        self.tell(f"Which fields of my record (above) answer {self._which(part, several)}? Name them.")
-        text = yield from self.call("Fields: ", grammar, SLOT_TOKENS, doing="Choosing what to read from your record")
-        names = [n.strip() for n in text.strip().split(", ")]
-        picked = narrow_fields([f for f in facts if f.label in names], part.text)
-        part.fields = [f.label for f in picked]
-        part.used_record = True
-        self.record_shown = True
-        shown = "\n".join(f.render() for f in picked) or "(no field chosen)"
-        yield from self.tool_step(EmployeeDataTool.name, "(your own record)", shown)
-        self.results.append(shown)
-        part.sources.append(shown)
-        self.tell(format_observation(shown, source=EmployeeDataTool.name))
-        if len(picked) == 1:
-            part.data_value = picked[0].value.split(" (")[0]
-
-    def _data(self, part: Part, several: bool) -> Iterator[Step]:
-        a = self.agent
-        data = a.tools.need(EmployeeDataTool)
-        viewer = data.viewer(a.context.user)
-        names = self._named_people(" ".join([*self._conversation()[-2:], part.text]))
-        # Whose rows is code's choice: a question about the team is about the direct reports, any other about
-        # everyone (the model, offered both, took "my direct reports" for company-wide questions).
-        scope = "my direct reports" if part.kind == "my_team" else "everyone"
-        slots = SlotGrammar(data.table, viewer, names=names, grouping=bool(_BREAKDOWN.search(part.text)), scope=scope,
-                            question=part.text, mentions=" ".join([*self._conversation()[-2:], part.text]))
-        bank = a.examples
-        shown = bank.slots(part.text, data.table, viewer, manager=bool(viewer.reports)) if bank is not None else ""
-        self.tell(f"The employee data has these columns:\n{slots.columns_text()}\n"
-                  + (f"Examples of queries on it:\n{shown}\n" if shown else "")
-                  + f"Write the query for {self._which(part, several)} in the three slots Rows, Filter and Result.")
-        for attempt in range(2):
-            text = yield from self.call("Rows: ", slots.grammar(), SLOT_TOKENS,
-                                        doing="Choosing what to look up in the employee data")
-            query = slots.parse(text)
-            t0 = time.perf_counter()
-            try:
-                withheld = self._withheld_column(part, query, slots, data, viewer)
-                if withheld:
-                    # The question asks for a column this person may not read on these rows, and the slots
-                    # ask for something else ("List everyone's salaries" as a head count): the access layer
-                    # decides on what was asked, audited as asked, not on what a small model wrote instead.
-                    query = withheld
-                result = data.run(slots.compile(query), a.context)
-            except AccessDenied as exc:
-                part.denied = str(exc)
-                yield from self.tool_step(EmployeeDataTool.name, query.describe(),
-                                          f"Error: {exc} This is not available to the user.", False,
-                                          seconds=time.perf_counter() - t0)
-                self.tell(format_observation(f"Not allowed: {exc}", source=EmployeeDataTool.name))
-                return
-            except HRAssistantError as exc:
-                yield from self.tool_step(EmployeeDataTool.name, query.describe(), f"Error: {exc.message}", False,
-                                          seconds=time.perf_counter() - t0)
-                if attempt == 0:
-                    self.tell(f"Error: {exc.message} {exc.hint}".strip() + "\nWrite the query again.")
-                    continue
-                self.tell("(The employee data gave no result.)")
-                return
-            text_out, value = _shape(result, query)
-            part.data, part.data_value = text_out, value
-            self.data_values += _figures(result)
-            yield from self.tool_step(EmployeeDataTool.name, query.describe(), text_out, data=result.data,
-                                      seconds=time.perf_counter() - t0)
-            self.results.append(text_out)
-            part.sources.append(text_out)
-            part.summary = _summary(query, result, text_out, value)
-            # (a yes/no question about the rows is the model's to answer from them, not a list)
-            part.listing = "" if _ASKS_YES_NO.match(part.text) else _listing(query, result, several)
-            self.tell(format_observation(text_out, source=EmployeeDataTool.name))
-            return
-
-    def _withheld_column(self, part: Part, query, slots: SlotGrammar, data: EmployeeDataTool, viewer):
-        """The query of the column the question names that the access layer would refuse on the slots' rows,
-        where the slots leave that column out; None where there is none (the slots' query runs)."""
-        from engine.agent.slots import SlotQuery, named_columns
-        from engine.data.query import run_query
-
-        if viewer.role == "hr":
-            return None
-        used = set(query.columns) | {c for c, _, _ in query.filters} | ({query.by} if query.by else set())
-        for column in named_columns(part.text, list(data.table.columns)):
-            if column in used or column in viewer.public_columns:
-                continue
-            asked = SlotQuery(rows=query.rows, filters=list(query.filters), result="list", columns=[column])
-            try:
-                run_query(slots.compile(asked), data.table, viewer, self.agent.context.today or None)
-            except AccessDenied:
-                return asked
-            except HRAssistantError:
-                continue
-        return None
-
-    def _leave(self, part: Part, several: bool) -> Iterator[Step]:
-        a = self.agent
-        tool = a.tools.need(LeaveRequestTool)
-        grammar = 'root ::= in-leave "\\n"\n' + tool.grammar_rules("in-leave") + "\n"
-        # Code reads the days off the question: the model copied today's date for a request "from 14 July".
-        from engine.agent.dates import question_dates
-
-        dates = question_dates(part.text, a.context.today)
-        if dates:
-            first = f'"{dates[0]}"'
-            last = " | ".join(dict.fromkeys(f'"{d}"' for d in dates[1:])) if len(dates) > 1 else "in-leave-date"
-            grammar = grammar.replace('" from " in-leave-date " to " in-leave-date',
-                                      f'" from " {first} " to " ({last})')
-        if not self._named_people(part.text):
-            grammar = re.sub(r' \(" for .*?\)\?', "", grammar, count=1)  # for oneself unless someone is named
-        told = f"the days are {' to '.join(dates[:2])}" if len(dates) > 1 else "the first and the last day as YYYY-MM-DD"
-        self.tell(f"Prepare the leave request for {self._which(part, several)}: the type, then {told}.")
-        text = yield from self.call("Leave request: ", grammar, SLOT_TOKENS, doing="Filling in the leave request")
-        t0 = time.perf_counter()
-        try:
-            result = tool.run(text.strip(), a.context)
-            observation, ok, data = result.text, True, result.data
-        except HRAssistantError as exc:
-            observation, ok, data = f"Error: {exc.message}", False, None
-            if isinstance(exc, AccessDenied):
-                part.denied = str(exc)
-        yield from self.tool_step(LeaveRequestTool.name, text.strip(), observation, ok, data=data,
-                                  seconds=time.perf_counter() - t0)
-        self.results.append(observation)
-        part.sources.append(observation)
-        self.tell(format_observation(observation, source=LeaveRequestTool.name if ok else ""))
 
     # -- 3. answer --------------------------------------------------------------------------------------------
     def answer(self, parts: list[Part]) -> Iterator[Step]:
@@ -1442,10 +1003,6 @@ class _Turn:
 
 
 NOT_WORKED_OUT = "I could not work this figure out reliably from the policy and your record, so I give none; HR can."
-#: Words of a field's name that say nothing about which field it is ("sick_days_remaining": only "sick" does).
-_GENERIC_FIELD_WORDS = {"days", "day", "remaining", "left", "balance", "hrs", "hours", "hour", "h", "the", "of", "total",
-                        "current", "available", "usd", "eur", "gbp", "amount", "number", "no", "count", "ytd",
-                        "annual", "yearly", "monthly", "weekly"}
 
 
 def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None) -> Route:
@@ -1464,15 +1021,3 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and "my_data" in allowed and (record is None or caps.kept_in(text, record)):
         return Route("my_data", "code", route.candidates, route.scores)
     return route
-
-
-def _words(text: str) -> set[str]:
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())}
-
-
-def narrow_fields(picked: list, question: str) -> list:
-    """Of the record fields the model picked, those the question names, where it names some: asked for sick
-    days, a model that picked the vacation and the sick balance then read the first."""
-    asked = _words(question)
-    named = [f for f in picked if (_words(f.label) - _GENERIC_FIELD_WORDS) & asked]
-    return named or picked

@@ -26,6 +26,8 @@ from engine.errors import ToolInputError
 AGGREGATES = {"average": "mean", "total": "sum", "highest": "max", "lowest": "min", "median": "median"}
 MAX_VALUES = 40  # a text column with more distinct values takes free text
 MAX_TOP = 10
+#: Most tokens a slot the model fills may take (a pick, a query, a calculation).
+SLOT_TOKENS = 160
 _NUMBER_OPS = {"above": ">", "below": "<", "at least": ">=", "at most": "<=", "is": "=="}
 _DATE_OPS = {"before": "<", "after": ">"}
 _IDENTITY_ONLY = {"first_name", "last_name", "preferred_name", "email", "username"}

@@ -1,0 +1,202 @@
+"""The look-up stage of a question's pipeline: the person's own record, the employee data, a leave request.
+
+The model fills slots under grammars (which fields of the record, the rows, filter and result of a data
+query, the dates of a request); the access layer decides what may be read before any query runs, and code
+writes short listings itself.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING, Callable, Generator, Iterator
+
+from engine.agent.answer_text import _gbnf_string
+from engine.agent.data_text import _ASKS_YES_NO, _figures, _listing, _shape, _summary
+from engine.agent.memory import Memory
+from engine.agent.slots import SLOT_TOKENS, SlotGrammar
+from engine.agent.turn_format import format_observation
+from engine.errors import AccessDenied, HRAssistantError
+from engine.agent.steps import Step, Trace
+from engine.tools.employee_data import EmployeeDataTool
+from engine.tools.leave_request import LeaveRequestTool
+
+if TYPE_CHECKING:
+    from engine.agent.routed import Part, RoutedAgent
+
+#: A question that asks for figures per group ("per department", "by team", "each", "which department has").
+_BREAKDOWN = re.compile(r"\b(per|each|every|by|breakdown|broken down|which (department|team|division|unit|location|"
+                        r"group|site))\b", re.I)
+#: Words of a field's name that say nothing about which field it is ("sick_days_remaining": only "sick" does).
+_GENERIC_FIELD_WORDS = {"days", "day", "remaining", "left", "balance", "hrs", "hours", "hour", "h", "the", "of", "total",
+                        "current", "available", "usd", "eur", "gbp", "amount", "number", "no", "count", "ytd",
+                        "annual", "yearly", "monthly", "weekly"}
+
+
+def _words(text: str) -> set[str]:
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())}
+
+
+def narrow_fields(picked: list, question: str) -> list:
+    """Of the record fields the model picked, those the question names, where it names some: asked for sick
+    days, a model that picked the vacation and the sick balance then read the first."""
+    asked = _words(question)
+    named = [f for f in picked if (_words(f.label) - _GENERIC_FIELD_WORDS) & asked]
+    return named or picked
+
+
+class LookingUp:
+    """The turn's look-up stage (a mixin of engine.agent.routed._Turn)."""
+
+    # (what the turn provides: engine.agent.routed._Turn)
+    agent: RoutedAgent
+    question: str
+    memory: Memory
+    trace: Trace
+    partial: str
+    tell: Callable[[str], None]
+    call: Callable[..., Generator[Step, None, str]]
+    tool_step: Callable[..., Iterator[Step]]
+    _conversation: Callable[[], list[str]]
+    _last_question: Callable[[], str]
+    _which: Callable[[Part, bool], str]
+    _named_people: Callable[[str], list[str]]
+
+    def _record_step(self, what: str) -> Iterator[Step]:
+        """The record's use, as a data step of the trace (it was read before the question; this says it was used)."""
+        profile = self.agent.profile
+        if profile.found and not self.memory.record_shown:
+            self.memory.record_shown = True
+            shown = "\n".join(f.render() for f in profile.facts + profile.computed)
+            yield from self.tool_step(EmployeeDataTool.name, what, shown)
+
+    def _record(self, part: Part, several: bool) -> Iterator[Step]:
+        """A fact of the person's own record: the model names the fields (the record is in the prompt),
+        and the answer can state only their figures."""
+        profile = self.agent.profile
+        facts = profile.facts + profile.computed
+        labels = " | ".join(_gbnf_string(f.label) for f in facts)
+        grammar = f'root ::= field (", " field)? "\\n"\nfield ::= {labels}\n'
+        self.tell(f"Which fields of my record (above) answer {self._which(part, several)}? Name them.")
+        text = yield from self.call("Fields: ", grammar, SLOT_TOKENS, doing="Choosing what to read from your record")
+        names = [n.strip() for n in text.strip().split(", ")]
+        picked = narrow_fields([f for f in facts if f.label in names], part.text)
+        part.fields = [f.label for f in picked]
+        part.used_record = True
+        self.memory.record_shown = True
+        shown = "\n".join(f.render() for f in picked) or "(no field chosen)"
+        yield from self.tool_step(EmployeeDataTool.name, "(your own record)", shown)
+        self.memory.results.append(shown)
+        part.sources.append(shown)
+        self.tell(format_observation(shown, source=EmployeeDataTool.name))
+        if len(picked) == 1:
+            part.data_value = picked[0].value.split(" (")[0]
+
+    def _data(self, part: Part, several: bool) -> Iterator[Step]:
+        a = self.agent
+        data = a.tools.need(EmployeeDataTool)
+        viewer = data.viewer(a.context.user)
+        names = self._named_people(" ".join([*self._conversation()[-2:], part.text]))
+        # Whose rows is code's choice: a question about the team is about the direct reports, any other about
+        # everyone (the model, offered both, took "my direct reports" for company-wide questions).
+        scope = "my direct reports" if part.kind == "my_team" else "everyone"
+        slots = SlotGrammar(data.table, viewer, names=names, grouping=bool(_BREAKDOWN.search(part.text)), scope=scope,
+                            question=part.text, mentions=" ".join([*self._conversation()[-2:], part.text]))
+        bank = a.examples
+        shown = bank.slots(part.text, data.table, viewer, manager=bool(viewer.reports)) if bank is not None else ""
+        self.tell(f"The employee data has these columns:\n{slots.columns_text()}\n"
+                  + (f"Examples of queries on it:\n{shown}\n" if shown else "")
+                  + f"Write the query for {self._which(part, several)} in the three slots Rows, Filter and Result.")
+        for attempt in range(2):
+            text = yield from self.call("Rows: ", slots.grammar(), SLOT_TOKENS,
+                                        doing="Choosing what to look up in the employee data")
+            query = slots.parse(text)
+            t0 = time.perf_counter()
+            try:
+                withheld = self._withheld_column(part, query, slots, data, viewer)
+                if withheld:
+                    # The question asks for a column this person may not read on these rows, and the slots
+                    # ask for something else ("List everyone's salaries" as a head count): the access layer
+                    # decides on what was asked, audited as asked, not on what a small model wrote instead.
+                    query = withheld
+                result = data.run(slots.compile(query), a.context)
+            except AccessDenied as exc:
+                part.denied = str(exc)
+                yield from self.tool_step(EmployeeDataTool.name, query.describe(),
+                                          f"Error: {exc} This is not available to the user.", False,
+                                          seconds=time.perf_counter() - t0)
+                self.tell(format_observation(f"Not allowed: {exc}", source=EmployeeDataTool.name))
+                return
+            except HRAssistantError as exc:
+                yield from self.tool_step(EmployeeDataTool.name, query.describe(), f"Error: {exc.message}", False,
+                                          seconds=time.perf_counter() - t0)
+                if attempt == 0:
+                    self.tell(f"Error: {exc.message} {exc.hint}".strip() + "\nWrite the query again.")
+                    continue
+                self.tell("(The employee data gave no result.)")
+                return
+            text_out, value = _shape(result, query)
+            part.data, part.data_value = text_out, value
+            self.memory.data_values += _figures(result)
+            yield from self.tool_step(EmployeeDataTool.name, query.describe(), text_out, data=result.data,
+                                      seconds=time.perf_counter() - t0)
+            self.memory.results.append(text_out)
+            part.sources.append(text_out)
+            part.summary = _summary(query, result, text_out, value)
+            # (a yes/no question about the rows is the model's to answer from them, not a list)
+            part.listing = "" if _ASKS_YES_NO.match(part.text) else _listing(query, result, several)
+            self.tell(format_observation(text_out, source=EmployeeDataTool.name))
+            return
+
+    def _withheld_column(self, part: Part, query, slots: SlotGrammar, data: EmployeeDataTool, viewer):
+        """The query of the column the question names that the access layer would refuse on the slots' rows,
+        where the slots leave that column out; None where there is none (the slots' query runs)."""
+        from engine.agent.slots import SlotQuery, named_columns
+        from engine.data.query import run_query
+
+        if viewer.role == "hr":
+            return None
+        used = set(query.columns) | {c for c, _, _ in query.filters} | ({query.by} if query.by else set())
+        for column in named_columns(part.text, list(data.table.columns)):
+            if column in used or column in viewer.public_columns:
+                continue
+            asked = SlotQuery(rows=query.rows, filters=list(query.filters), result="list", columns=[column])
+            try:
+                run_query(slots.compile(asked), data.table, viewer, self.agent.context.today or None)
+            except AccessDenied:
+                return asked
+            except HRAssistantError:
+                continue
+        return None
+
+    def _leave(self, part: Part, several: bool) -> Iterator[Step]:
+        a = self.agent
+        tool = a.tools.need(LeaveRequestTool)
+        grammar = 'root ::= in-leave "\\n"\n' + tool.grammar_rules("in-leave") + "\n"
+        # Code reads the days off the question: the model copied today's date for a request "from 14 July".
+        from engine.agent.dates import question_dates
+
+        dates = question_dates(part.text, a.context.today)
+        if dates:
+            first = f'"{dates[0]}"'
+            last = " | ".join(dict.fromkeys(f'"{d}"' for d in dates[1:])) if len(dates) > 1 else "in-leave-date"
+            grammar = grammar.replace('" from " in-leave-date " to " in-leave-date',
+                                      f'" from " {first} " to " ({last})')
+        if not self._named_people(part.text):
+            grammar = re.sub(r' \(" for .*?\)\?', "", grammar, count=1)  # for oneself unless someone is named
+        told = f"the days are {' to '.join(dates[:2])}" if len(dates) > 1 else "the first and the last day as YYYY-MM-DD"
+        self.tell(f"Prepare the leave request for {self._which(part, several)}: the type, then {told}.")
+        text = yield from self.call("Leave request: ", grammar, SLOT_TOKENS, doing="Filling in the leave request")
+        t0 = time.perf_counter()
+        try:
+            result = tool.run(text.strip(), a.context)
+            observation, ok, data = result.text, True, result.data
+        except HRAssistantError as exc:
+            observation, ok, data = f"Error: {exc.message}", False, None
+            if isinstance(exc, AccessDenied):
+                part.denied = str(exc)
+        yield from self.tool_step(LeaveRequestTool.name, text.strip(), observation, ok, data=data,
+                                  seconds=time.perf_counter() - t0)
+        self.memory.results.append(observation)
+        part.sources.append(observation)
+        self.tell(format_observation(observation, source=LeaveRequestTool.name if ok else ""))
