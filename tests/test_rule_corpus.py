@@ -117,3 +117,16 @@ def test_a_german_question_gets_code_s_sentence_in_german():
     german = View(**{**view.__dict__, "language": "de"})
     settled = KINDS["cap"]().read(german)
     assert settled.sentence(german, "48").startswith("Von Ihren 88 Stunden werden 40 übertragen")
+
+
+def test_every_language_has_every_sentence_code_writes_with_the_same_blanks():
+    import string
+
+    from engine.agent.sentences import languages, table
+
+    english = table("en")
+    for code in languages():
+        assert set(table(code)) == set(english), code
+        for key, text in table(code).items():
+            blanks = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+            assert blanks == {f for _, f, _, _ in string.Formatter().parse(english[key]) if f}, (code, key)

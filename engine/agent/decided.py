@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from engine.agent.applies import probation_length
 from engine.agent.evidence import Unit, heading_of
+from engine.agent.sentences import say
 
 if TYPE_CHECKING:
     from engine.agent.routed import Part
@@ -30,7 +31,7 @@ _GRANTS = re.compile(r"\b(may|can|is eligible|are eligible|is entitled|are entit
 
 
 
-def applying_row(part: Part) -> str:
+def applying_row(part: Part, language: str = "en") -> str:
     """The sentence stating the one row of a list that code found to apply, where it is also the unit
     nearest the question ("For you (4 full years and 5 months of service), the policy says: 2 to 5
     years of service: 2 months [1]."), else "". A small model given the marked row still wrote the
@@ -42,18 +43,18 @@ def applying_row(part: Part) -> str:
         return ""
     unit, why = rows[0], part.applies[rows[0].label]
     if why == question_relative(part.text):
-        lead = f"For a {why}"
+        key = "row_for_relative"
     elif re.search(r"\bservice\b", why):
-        lead = f"For you ({why})"
+        key = "row_for_you"
     else:
-        lead = f"For {why}"
+        key = "row_for"
     # (the heading without its numbering: "2.1 PTO accrual" -> "PTO accrual"; a section number is no figure)
     heading = re.sub(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+", "", heading_of(part.passages, unit))
     text = re.sub(r"^\s*[-*•–]\s*", "", unit.text).strip().rstrip(".;")
     if " – " in heading:  # a window over several items ("2.1 Earning leave – 2.3 Asking for leave") names none
         heading = ""
     shown = f"{heading}: {text}" if heading and heading.lower() not in text.lower() else text
-    return f"{lead}, the policy says: {shown} [{unit.passage}]."
+    return say(key, language, why=why, rule=shown, cite=unit.passage)
 
 
 def decided_reply(question: str, applying: list[str]) -> str:
@@ -101,7 +102,7 @@ def handbook_probation(index) -> int | None:
     return next((n for c in chunks if not addresses_assistant(c) and (n := probation_length(c.text))), None)
 
 
-def probation_sentence(reply: str, rule: Unit, note: str) -> str:
+def probation_sentence(reply: str, rule: Unit, note: str, language: str = "en") -> str:
     """Code's whole answer where a probation rule and the record settle a yes/no question: the reply,
     where the person stands (from the record or their days of service) and the rule in its words.
     ("No: you are on probation now (employment_status: Probation), and the policy says: Employees on
@@ -117,7 +118,7 @@ def probation_sentence(reply: str, rule: Unit, note: str) -> str:
     where += f" ({source})" if source else ""
     text = re.sub(r"^\s*(?:[-*•–]|[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+", "",
                   rule.text).strip().rstrip(".;")
-    return f"{reply}: {where}, and the policy says: {text} [{rule.passage}]."
+    return say("probation", language, reply=say(reply.lower(), language), where=where, rule=text, cite=rule.passage)
 
 
 def _probation_rule(rule: str, note: str) -> str:

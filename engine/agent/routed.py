@@ -66,6 +66,7 @@ from engine.agent.evidence import (
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.loop import Agent
 from engine.agent.memory import Memory
+from engine.agent.sentences import say
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
 from engine.agent.rates import applies_to, rate_definition
@@ -373,6 +374,9 @@ class _Turn(Calculating, LookingUp):
         self.partial = ""  # the assistant message being written (code and model take turns in it)
         self.memory = Memory()  # what the stages found so far (engine.agent.memory)
         self.parts: list[Part] = []
+        from engine.data.vocab import vocabulary
+
+        self.language = vocabulary().question_language(self.question)  # code's own sentences are in it
         agent.context.question = self.question
 
     @property
@@ -752,9 +756,8 @@ class _Turn(Calculating, LookingUp):
             week = values.get("full_time_hours_per_week", "")
             per = (f" ({share} of a full-time {week} hours a week)" if "full_time_hours_per_week" in scale and share
                    else f" (FTE {share})" if share else "")
-            part.stated = (f"Working part-time{per}, you get {done[-1].text} {unit}: the full-time amount is {chosen} "
-                           f"[{row.passage}], and the policy gives part-time staff a share in proportion to their "
-                           f"hours" + (f" [{rule.passage}]." if rule is not None else "."))
+            part.stated = say("part_time", self.language, per=per, result=done[-1].text, unit=unit, amount=chosen,
+                              cite=row.passage, rule_cite=f" [{rule.passage}]" if rule is not None else "")
 
     def _sentence(self, part: Part, unit: Unit) -> str:
         heading = heading_of(part.passages, unit)
@@ -770,7 +773,7 @@ class _Turn(Calculating, LookingUp):
         is dropped), each under a grammar whose numbers are that part's sources; then code's checks."""
         if len(parts) == 1 and parts[0].denied:
             # The access layer said no: its own words are the whole answer (no model call, no figure).
-            answer = f"I can't tell you that. {parts[0].denied}"
+            answer = say("refused", self.language, why=parts[0].denied)
             yield AnswerToken(answer)
             self._finish(answer, answer)
             yield FinalAnswer(answer, True, [])
@@ -781,7 +784,7 @@ class _Turn(Calculating, LookingUp):
         complete = True
         for part in parts:
             if part.denied:
-                text = f"I can't tell you that. {part.denied}"
+                text = say("refused", self.language, why=part.denied)
                 yield AnswerToken((f"{part.number}. " if len(parts) > 1 else "") + text + "\n")
                 texts.append(text)
                 continue
@@ -792,7 +795,7 @@ class _Turn(Calculating, LookingUp):
             broken = "empty" if not text else degenerate(text)
             if broken:
                 self.trace.checks.append(f"part {part.number}: the answer was broken text ({broken}); replaced")
-                text = "I could not write a clear answer to this from what I found. Please ask HR."
+                text = say("broken", self.language)
                 complete = False
             texts.append(text)
             if len(parts) > 1:
@@ -840,7 +843,7 @@ class _Turn(Calculating, LookingUp):
             # The calculation was refused twice (units that do not fit, an impossible amount): a model asked
             # to answer anyway glues figures together ("$1, 90, 01"). Code says so, and the rule is quoted.
             self.trace.checks.append(f"part {part.number}: no calculation could be worked out; said so")
-            text = NOT_WORKED_OUT + (" The rule it depends on is quoted below." if part.picked else "")
+            text = say("not_worked_out", self.language) + (" " + say("rule_quoted", self.language) if part.picked else "")
             yield AnswerToken(text)
             return text, sources
         if part.stated:
@@ -892,10 +895,11 @@ class _Turn(Calculating, LookingUp):
             part.decided_by = [u for u in noted if _probation_rule(u.text, part.about_you[u.label]) == reply]
             if reply:
                 self.trace.checks.append(f"part {part.number}: the probation rule and the record say {reply.lower()}")
-                stated = probation_sentence(reply, part.decided_by[0], part.about_you[part.decided_by[0].label])
+                stated = probation_sentence(reply, part.decided_by[0], part.about_you[part.decided_by[0].label],
+                                            self.language)
                 yield AnswerToken(stated)
                 return stated, sources
-        row = "" if opening or part.kind not in ("policy", "policy_me") else applying_row(part)
+        row = "" if opening or part.kind not in ("policy", "policy_me") else applying_row(part, self.language)
         if opening:
             self.trace.checks.append(f"part {part.number}: the rule that applies says {opening.lower()}")
             ask = ask.replace("Now answer", f"The sentence marked {mark} decides it: {opening}. Now answer")
@@ -908,7 +912,7 @@ class _Turn(Calculating, LookingUp):
             return row, sources
         self.tell(ask)
         grammar = _answer_grammar(number_forms(sources), citations, 3 if count == 1 else 1)
-        header = f"{opening}, " if opening else ""
+        header = f"{say(opening.lower(), self.language)}, " if opening else ""
         yield StageStarted("Writing the answer" + (f" to part {part.number}" if count > 1 else ""))
         if header:
             yield AnswerToken(header)
@@ -989,7 +993,8 @@ class _Turn(Calculating, LookingUp):
         for p in parts:  # every calculated figure with its working, as the calculator did it
             done = p.worked()
             if done:
-                label = f"Worked out (part {p.number})" if len(parts) > 1 else "Worked out"
+                label = say("worked_out_part", self.language, n=p.number) if len(parts) > 1 else \
+                    say("worked_out", self.language)
                 lines.append(f"> {label}: " + working(done, p.variables))
         return "\n".join(lines)
 
@@ -1002,7 +1007,7 @@ class _Turn(Calculating, LookingUp):
         self.agent.history += [{"role": "user", "content": self.question}, {"role": "assistant", "content": answer}]
 
 
-NOT_WORKED_OUT = "I could not work this figure out reliably from the policy and your record, so I give none; HR can."
+NOT_WORKED_OUT = say("not_worked_out")
 
 
 def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None) -> Route:
