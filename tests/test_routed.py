@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from engine.agent.examples import ExampleBank
-from engine.agent.router import Example, Router
+from engine.agent.router import Example, Route, Router
 from engine.agent.routed import RoutedAgent
 from engine.agent.steps import AnswerToken, ErrorStep
 from engine.assistant import build_tools, context_for, get_embedder, procedures_for, sign_in
@@ -821,3 +821,16 @@ def test_a_question_asked_in_german_is_answered_in_german_from_the_same_pipeline
                              bank=[("When do I need a doctor's note for sick leave?", "policy")])
     answer_of(english, "When do I need a doctor's note for sick leave?")
     assert "Write the answer in" not in backend2.prompts[-1]
+
+
+def test_a_rate_the_record_does_not_keep_goes_to_the_policy_that_defines_it():
+    from engine.agent.routed import checked_route
+
+    vote = Route("my_data", "vote", ["my_data"], [1.0])
+    allowed = ["my_data", "policy", "policy_calc"]
+    salaried = ["Name", "Annual Salary", "Vacation Days"]
+    assert checked_route(vote, "What is my hourly rate?", allowed, salaried).kind == "policy_calc"
+    assert checked_route(vote, "What's my daily rate?", allowed, salaried).kind == "policy_calc"
+    # (an hourly worker's record keeps it: the record answers)
+    assert checked_route(vote, "What is my hourly rate?", allowed, ["Name", "Hourly Rate"]).kind == "my_data"
+    assert checked_route(vote, "What is my annual salary?", allowed, salaried).kind == "my_data"

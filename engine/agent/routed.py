@@ -156,6 +156,9 @@ _POLICY_ACTION = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b|\bfor
                             r"|\bcash(?:ed|ing)? (?:out|in)\b|\bencash|\bsell|\bsold\b|\bbuy[ -]?back|\bconvert"
                             r"|\bpay(?:s|ed)? out\b|\bpayout\b", re.I)
 #: What the policy gives (an entitlement), rather than what is left of it.
+#: "What is my hourly rate?": a rate per period, which the record may not keep and a policy may define.
+_ASKS_RATE = re.compile(r"\bwhat(?:'s| is| would be)\s+my\s+(?:\w+\s+)?(hourly|daily|weekly)\s+(?:rate|pay|wage)\b"
+                        r"|\bmy\s+(?:\w+\s+)?rate\s+per\s+(hour|day|week)\b", re.I)
 _ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\b|\bentitled\b|\bearn|\baccru"
                           r"|\bget\b|\ballowed\b|\bcan i\b|\bmaximum\b", re.I)
 #: The period a question asks an amount for ("per year", "each month", "annually").
@@ -1018,6 +1021,15 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     do I have?" is the policy's, where only vacation and sick days are kept)."""
     if route.kind in ("my_data", "my_calc") and _POLICY_ACTION.search(text) and "policy_calc" in allowed:
         return Route("policy_calc", "code", route.candidates, route.scores)
+    rate = _ASKS_RATE.search(text)
+    if route.kind in ("my_data", "policy", "policy_me") and rate and record is not None and "policy_calc" in allowed:
+        # A rate the record does not keep ("hourly" in no field of a salaried person's) is the policy's
+        # definition applied to their pay (engine.agent.rules.rate), or else the model's reading of it.
+        per = (rate.group(1) or rate.group(2)).lower()
+        unit = {"hourly": "hour", "daily": "day", "weekly": "week"}.get(per, per)
+        kept = re.compile(rf"\b(?:{per}|{unit}ly|per {unit}|{unit} rate|rate per {unit})\b", re.I)
+        if not any(kept.search(label) for label in record):
+            return Route("policy_calc", "code", route.candidates, route.scores)
     if route.kind in ("policy", "policy_me") and _AMOUNT_FOR.search(text) and "policy_calc" in allowed:
         # "What meal allowance would I get for a 4-day trip?": a rate of the policy times the question's figure.
         return Route("policy_calc", "code", route.candidates, route.scores)
