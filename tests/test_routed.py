@@ -834,3 +834,21 @@ def test_a_rate_the_record_does_not_keep_goes_to_the_policy_that_defines_it():
     # (an hourly worker's record keeps it: the record answers)
     assert checked_route(vote, "What is my hourly rate?", allowed, ["Name", "Hourly Rate"]).kind == "my_data"
     assert checked_route(vote, "What is my annual salary?", allowed, salaried).kind == "my_data"
+
+
+def test_a_figure_about_someone_s_pay_that_only_the_question_gave_is_withdrawn_beside_data(tools, embedder):
+    """"Does anyone in Engineering earn more than 200000?": the count is the data's; "the highest salary is
+    200000, earned by Ivan Petrov" takes the question's threshold for a person's pay, and is withdrawn."""
+    import threading
+
+    from engine.agent.routed import Part, _Turn
+
+    question = "Does anyone in Engineering earn more than 200000?"
+    agent, _ = make(tools, embedder, [], user="Pedro Alves", bank=[(question, "company")])
+    turn = _Turn(agent, question, threading.Event(), 0.0)
+    part = Part(question, route=Route("company", "vote", ["company"], [1.0]), data="count: 2")
+    answer = ("Yes, 2 people in Engineering earn more than 200000. "
+              "The highest salary is 200000, earned by Ivan Petrov.")
+    checked = turn._claims_about_others([part], answer)
+    assert checked.startswith("Yes, 2 people in Engineering earn more than 200000.")
+    assert "earned by Ivan Petrov" not in checked and turn.trace.claims_about_others == 1

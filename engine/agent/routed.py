@@ -943,10 +943,10 @@ class _Turn(Calculating, LookingUp):
         return answer + "\n" + "\n".join(lines) if lines else answer
 
     def _claims_about_others(self, parts: list[Part], answer: str) -> str:
-        """A sentence about another person's (or a group's) pay needs data the access layer allowed: a
-        figure from a policy passage or the question is not what someone earns."""
-        if any(p.kind in ("my_team", "company") and p.data and not p.denied for p in parts):
-            return answer
+        """A sentence about another person's (or a group's) pay needs data the access layer allowed, and
+        its figure must be that data's: a figure from a policy passage or the question is not what someone
+        earns ("the highest salary is $200000", where 200000 was the question's threshold)."""
+        data = [p.data for p in parts if p.kind in ("my_team", "company") and p.data and not p.denied]
         policy = [u.text for p in parts for u in p.picked]
         people, groups = self._named_people(answer), self._named_groups(answer)
         if not people and not groups:
@@ -957,11 +957,15 @@ class _Turn(Calculating, LookingUp):
             person = next((n for n in people if n in sentence), "")
             group = next((g for g in groups if g in sentence), "")
             from_policy = bool(figures) and not ungrounded_numbers(" ".join(figures), policy)
-            if figures and _PAY_WORDS.search(sentence) and (person or (group and not from_policy)):
+            # (with data the access layer allowed, a figure of it is backed; one the question gave is not)
+            found = data + self.memory.results
+            backed = bool(data) and any(not ungrounded_numbers(f, found) for f in figures) \
+                and not ungrounded_numbers(" ".join(figures), found + [self.question])
+            if figures and _PAY_WORDS.search(sentence) and not backed and (person or (group and not from_policy)):
                 who = person or group
                 self.trace.checks.append(f"withdrew a claim about {who}'s pay that no allowed data backs")
                 self.trace.claims_about_others += 1
-                kept.append(f"I can't tell you what {who} is paid from the data you may see.")
+                kept.append(say("unbacked_pay", self.language, who=who))
             else:
                 kept.append(sentence)
         return " ".join(kept)
