@@ -5,6 +5,7 @@ from the access layer with no model call."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import threading
@@ -12,8 +13,8 @@ import threading
 import pytest
 
 from engine.agent.examples import ExampleBank
-from engine.agent.router import Example, Route, Router
 from engine.agent.routed import RoutedAgent
+from engine.agent.router import Example, Route, Router
 from engine.agent.steps import AnswerToken, ErrorStep
 from engine.assistant import build_tools, context_for, get_embedder, procedures_for, sign_in
 from engine.model.scripted import ScriptedBackend
@@ -49,10 +50,8 @@ def rate_undefined(monkeypatch):
     """The sample handbook as if it defined no daily rate ("divided by 260" read as a plain figure): code then
     leaves a payout's arithmetic to the model, whose lines these tests check."""
     import engine.agent.routed as routed
-
     import engine.agent.rules.base as base
     import engine.agent.rules.unit_pay as unit_pay
-
     import engine.agent.stage_calc as stage_calc
 
     monkeypatch.setattr(routed, "rate_definition", lambda text: None)
@@ -66,7 +65,6 @@ def total_by_model(monkeypatch):
     """A total of the record's balances left to the model (code adds them up itself), for the tests of the
     checks on the model's lines."""
     import engine.agent.routed as routed
-
     from engine.agent.rules.catalog import readers
 
     monkeypatch.setattr(routed, "rule_readers", lambda order="": [r for r in readers(order) if r.name != "total"])
@@ -636,6 +634,9 @@ def test_probation_the_handbook_states_is_where_the_person_stands(hotel, embedde
     agent, backend = make(hotel, embedder, [], user="Ewa Nowak", bank=[(question, "policy")])
     trace, _ = answer_of(agent, question)
     assert "Probation: on probation now (51 days into the 90-day period the policies state)" in agent.system_prompt()
+    # (and the day it ends, from the start date: 90 days after it; today is 51 days after it)
+    start = dt.date.fromisoformat(TODAY) - dt.timedelta(days=51)
+    assert f"Probation ends: {start + dt.timedelta(days=90)} (90 days after the start date {start}" in agent.system_prompt()
     assert trace.llm_calls == 0 and not trace.ungrounded_numbers
     assert trace.answer.startswith("No: you are on probation now (51 days into the 90-day period the policies state)")
 
@@ -777,7 +778,6 @@ def test_only_a_plain_total_of_named_balances_is_code_s(tools, embedder, questio
     import threading
 
     from engine.agent.routed import Part, _Turn
-
     from engine.agent.rules.total import RecordTotal
 
     agent, backend = make(tools, embedder, [], bank=[(question, "my_calc")])

@@ -277,6 +277,15 @@ class RoutedAgent(Agent):
         said = f"{profile.service_days} days into the {length}-day period the policies state"
         profile.computed.append(Fact("Probation", "on probation now", said))
         profile.probation = f"on probation now; {said}"
+        try:  # the date the period the policies state ends, from the start date ("When does my probation end?")
+            import datetime as dt
+
+            start = dt.date.fromisoformat(str(profile.today)[:10]) - dt.timedelta(days=profile.service_days)
+        except ValueError:
+            return
+        end = start + dt.timedelta(days=length)
+        profile.computed.append(Fact("Probation ends", end.isoformat(),
+                                     f"{length} days after the start date {start.isoformat()}, as the policies state"))
 
     def system_prompt(self) -> str:
         leave = ", and preparing leave requests for approval" if self.tools.of(LeaveRequestTool) else ""
