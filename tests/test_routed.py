@@ -174,8 +174,9 @@ def test_a_refused_constant_cannot_come_back_inline(tools, embedder, total_by_mo
 
 def test_each_part_of_a_question_is_answered_and_a_missing_figure_is_added_by_code(tools, embedder, rate_undefined):
     question = "How many vacation days do I have left, and how much would 10 days pay?"
-    outputs = ["vacation_days_remaining\n", "answer = annual_salary / 260 * asked_days\n",
-               "You have 8 vacation days left.", "Ten days would pay you well."]
+    # (composed: each part looked up and answered in turn)
+    outputs = ["vacation_days_remaining\n", "You have 8 vacation days left.",
+               "answer = annual_salary / 260 * asked_days\n", "Ten days would pay you well."]
     agent, backend = make(tools, embedder, outputs, bank=[("How many vacation days do I have left?", "my_data"),
                                                           ("How much would 10 days pay?", "policy_calc")])
     trace, _ = answer_of(agent, question)
@@ -344,14 +345,15 @@ def test_a_chain_whose_answer_fails_twice_leaves_no_figure_to_state(tools, embed
 def test_a_later_part_that_combines_earlier_results_is_a_calculation_by_code(tools, embedder):
     question = "What are the annual salaries of Grace Mwangi and Ivan Petrov, and what do they add up to?"
     outputs = ['my direct reports\nFilter: "full_name" is one of "Grace Mwangi", "Ivan Petrov"\n'
-               'Result: list of "annual_salary_usd"\n',
-               "answer = grace_mwangi_annual_salary_usd + ivan_petrov_annual_salary_usd\n",
-               "Grace Mwangi earns 58000 and Ivan Petrov 45500.", "Together they earn 103500."]
+               'Result: list of "annual_salary_usd"\n', "Grace Mwangi earns 58000 and Ivan Petrov 45500.",
+               "answer = grace_mwangi_annual_salary_usd + ivan_petrov_annual_salary_usd\n", "Together they earn 103500."]
     agent, backend = make(tools, embedder, outputs, user="Søren Dahl",
                           bank=[("Who is on my team?", "my_team"), ("What do 3 and 4 add up to?", "company")])
     trace, _ = answer_of(agent, question)
     assert [(r["kind"], r["by"]) for r in trace.route] == [("my_team", "code"), ("calculation", "code")]
-    assert "grace_mwangi_annual_salary_usd = 58000" in backend.prompts[1]
+    assert "grace_mwangi_annual_salary_usd = 58000" in backend.prompts[2]
+    # (part 2's exchange is its own: part 1's query is not in it, its result is among the figures)
+    assert "Result: list of" not in backend.prompts[2].split("What are the annual salaries")[-1]
     assert [s.observation for s in trace.steps if s.action == "calculator"] == ["58000 + 45500 = 103500"]
     assert "2. Together they earn 103500." in trace.answer
 
@@ -471,13 +473,14 @@ def test_a_refused_figure_cannot_come_back_inline_without_its_name(tools, embedd
 
     monkeypatch.setattr(stage_calc, "code_grammar", spy)
     question = "How many sick days do I have left, and what is the payout for 10 days?"
-    outputs = ["sick_days_remaining\n", "answer = annual_salary / 260 * sick_days_remaining * asked_days\n",
-               "answer = annual_salary / 260 * asked_days\n", "You have 15 sick days left.", "You would get 1807.69 [1]."]
+    outputs = ["sick_days_remaining\n", "You have 15 sick days left.",
+               "answer = annual_salary / 260 * sick_days_remaining * asked_days\n",
+               "answer = annual_salary / 260 * asked_days\n", "You would get 1807.69 [1]."]
     agent, backend = make(tools, embedder, outputs, user="Samuel Osei",
                           bank=[("How many sick days do I have left?", "my_data"), ("What is the payout for 10 days?",
                                                                                       "policy_calc")])
     trace, _ = answer_of(agent, question)
-    assert "sick_days_remaining = 15" in backend.prompts[1]
+    assert "sick_days_remaining = 15" in backend.prompts[2]
     # Part 1's result put 15 among the figures; refused by name, it is no figure of the second attempt.
     assert "15" in offered[0] and "15" not in offered[1]
     assert {"260", "10"} <= set(offered[1])  # the policy's and the question's figures stay

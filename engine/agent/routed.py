@@ -344,9 +344,11 @@ class RoutedAgent(Agent):
                 self.history = history_before
                 yield from self._react_run(question, cancel, parts[0].route)
                 return
-            for part in parts:
-                yield from turn.gather(part, several)
-            yield from turn.answer(parts)
+            if several:  # composed: each part looked up and answered in turn, from its own look-ups
+                yield from turn.answer(parts, compose=True)
+            else:
+                yield from turn.gather(parts[0], False)
+                yield from turn.answer(parts)
         except HRAssistantError as exc:
             self.history = history_before
             turn.trace.error = str(exc)
@@ -780,9 +782,14 @@ class _Turn(Calculating, LookingUp):
         return f"[{unit.passage}] " + (f"{heading}: " if heading else "") + text + note
 
     # -- 3. answer --------------------------------------------------------------------------------------------
-    def answer(self, parts: list[Part]) -> Iterator[Step]:
+    def answer(self, parts: list[Part], compose: bool = False) -> Iterator[Step]:
         """The answer: one model call for a question, one per part for a question with several (so no part
-        is dropped), each under a grammar whose numbers are that part's sources; then code's checks."""
+        is dropped), each under a grammar whose numbers are that part's sources; then code's checks.
+
+        ``compose``: each part is gathered right before its answer, in an exchange of its own (the whole
+        question, then that part's look-ups only), so no part reads another's passages or figures, and the
+        first part's answer is on screen while the next is looked up. What the parts found stays in the
+        memory, for a later part that combines them."""
         if len(parts) == 1 and parts[0].denied:
             # The access layer said no: its own words are the whole answer (no model call, no figure).
             answer = say("refused", self.language, why=parts[0].denied)
@@ -795,6 +802,9 @@ class _Turn(Calculating, LookingUp):
         sources_all: list[str] = []
         complete = True
         for part in parts:
+            if compose:
+                self.messages, self.partial = [], ""
+                yield from self.gather(part, True)
             if part.denied:
                 text = say("refused", self.language, why=part.denied)
                 yield AnswerToken((f"{part.number}. " if len(parts) > 1 else "") + text + "\n")

@@ -138,7 +138,10 @@ class Calculating:
         sources = {p.source for p in part.passages}
         documents = tuple(c.text for c in getattr(getattr(search, "index", None), "chunks", None) or []
                           if c.source in sources)
-        return View(part.text, self.question, self._last_question(), tuple(units),
+        # (the question before a part is the part before it: "…, and how much would I get for all of them?")
+        before = self.memory.part_texts[part.number - 2] if part.number > 1 and len(self.memory.part_texts) >= \
+            part.number else self._last_question()
+        return View(part.text, self.question, before, tuple(units),
                     tuple(u for p in part.passages for u in p.units), pay, period, tuple(balances), frozenset(job),
                     exempt, documents, part.prorated, vocabulary().question_language(self.question))
 
