@@ -543,3 +543,21 @@ def test_a_value_in_another_language_is_mentioned_by_its_english_meaning(value, 
     from engine.agent.slots import mentioned
 
     assert mentioned(value, text) is yes
+
+
+@pytest.mark.parametrize("question, parts", [
+    ("Wie viele Urlaubstage habe ich noch, und wie viel Weihnachtsgeld bekomme ich?",
+     ["Wie viele Urlaubstage habe ich noch?", "Wie viel Weihnachtsgeld bekomme ich?"]),
+    ("Wer ist mein Vorgesetzter und wo arbeite ich?", ["Wer ist mein Vorgesetzter?", "Wo arbeite ich?"]),
+    ("Combien de jours de congés payés me reste-t-il et quel est mon taux horaire ?",
+     ["Combien de jours de congés payés me reste-t-il?", "Quel est mon taux horaire ?"]),
+    # one question: a conjunction with no question word after it, in any language
+    ("Welche Regeln gelten für Homeoffice und Urlaub?", ["Welche Regeln gelten für Homeoffice und Urlaub?"]),
+    ("Quelles sont les règles pour le télétravail et les congés ?",
+     ["Quelles sont les règles pour le télétravail et les congés ?"]),
+    ("Can I take PTO and vacation together?", ["Can I take PTO and vacation together?"]),
+])
+def test_a_question_in_another_language_is_split_where_its_next_part_opens(question, parts):
+    from engine.agent.routed import split_parts
+
+    assert split_parts(question) == parts

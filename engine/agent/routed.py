@@ -66,7 +66,7 @@ from engine.agent.evidence import (
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.loop import Agent
 from engine.agent.memory import Memory
-from engine.agent.sentences import say
+from engine.agent.sentences import part_split, say
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
 from engine.agent.rates import applies_to, rate_definition
@@ -134,13 +134,16 @@ _HAVE_LEFT = rule_words().family("asks.have_left")
 def split_parts(question: str) -> list[str]:
     """The parts of a question that asks several things ("…, and how much would 10 days pay?"). A piece
     that is no question of its own ("For an international trip, what …") stays with the one after it."""
-    if not several_parts(question) and not _AND_CLAUSE.search(question):
+    other = part_split()  # a question in another language ("…, und wie viel …?", "… et quel est …?")
+    foreign = bool(other and other.search(question))
+    if not several_parts(question) and not _AND_CLAUSE.search(question) and not foreign:
         return [question]
-    pieces = [p.strip(" ,;") for p in _PART_SPLIT.split(question) if p and p.strip(" ,;")]
+    pattern = other if foreign and not several_parts(question) else _PART_SPLIT
+    pieces = [p.strip(" ,;") for p in pattern.split(question) if p and p.strip(" ,;")]
     merged: list[str] = []
     carry = ""
     for piece in pieces:
-        if not _ASKS.match(piece) and not piece.endswith("?") and piece is not pieces[-1]:
+        if not _ASKS.match(piece) and not piece.endswith("?") and piece is not pieces[-1] and pattern is _PART_SPLIT:
             carry = f"{carry} {piece}," if carry else f"{piece},"
             continue
         merged.append(f"{carry} {piece[0].lower() + piece[1:]}" if carry else piece)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from pathlib import Path
 
@@ -11,9 +12,27 @@ LANG_DIR = Path(__file__).with_name("lang")
 
 
 @functools.lru_cache(maxsize=None)
-def table(code: str) -> dict[str, str]:
+def _file(code: str) -> dict:
     path = LANG_DIR / f"{code}.toml"
-    return tomllib.loads(path.read_text(encoding="utf-8")).get("sentences", {}) if path.is_file() else {}
+    return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def table(code: str) -> dict[str, str]:
+    return _file(code).get("sentences", {})
+
+
+@functools.lru_cache(maxsize=None)
+def part_split() -> re.Pattern | None:
+    """Where a question in another language opens its next part: a conjunction, then a question word
+    (each language's ``[parts]``; English is split by the routed pipeline's own patterns)."""
+    alternatives = []
+    for code in languages():
+        parts = _file(code).get("parts", {})
+        conjunctions = "|".join(re.escape(c) for c in parts.get("conjunctions", ()))
+        words = "|".join(re.escape(w) for w in parts.get("question_words", ()))
+        if conjunctions and words:
+            alternatives.append(rf",?\s+(?:{conjunctions})\s+(?=(?:{words})\b)")
+    return re.compile("|".join(alternatives), re.I) if alternatives else None
 
 
 def languages() -> list[str]:
