@@ -39,7 +39,8 @@ def view_of(line: dict) -> View:
                      for label, (v, unit) in line.get("balances", {}).items())
     job = frozenset(w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", line.get("job", "")))
     return View(line["question"], line.get("whole", ""), line.get("before", ""), units, units + others, pay, period,
-                balances, job, line.get("exempt"), tuple(line.get("documents", ())), line.get("prorated", False))
+                balances, job, line.get("exempt"), tuple(line.get("documents", ())), line.get("prorated", False),
+                weekly_hours=line.get("weekly_hours"))
 
 
 def worked_out(code: str, variables: list[Variable]) -> float:

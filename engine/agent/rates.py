@@ -84,10 +84,29 @@ def _figure(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def rate_definitions(text: str) -> list[RateDefinition]:
+#: "The hourly rate (Stundenlohn) is the monthly salary divided by 4.33 times the contractual weekly hours":
+#: a definition over the person's own weekly hours.
+_BY_WEEKLY_HOURS = re.compile(
+    r"\bthe ((?:base |basic |regular |normal |standard )?(hourly|daily) (?:rate|pay|wage))(?: \([^)]{1,40}\))?,? "
+    r"(?:which |that )?(?:is|equals|shall be|will be|is calculated as) (?:the |your |their |an? )?(?:employee'?s'? )?"
+    r"(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage),? divided by "
+    + _NUMBER + r" (?:times|multiplied by|x|×) (?:the |your |their )?(?:contractual |scheduled |agreed |regular )?"
+    r"(?:weekly|working) hours\b", re.I)
+
+
+def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateDefinition]:
     """Every rate a text defines from pay, one per sentence ("Hourly rate = annual salary / 2,080. A day of
-    leave is paid at 1/260 of the annual salary." defines two)."""
-    found = [d for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z])", text) if (d := _definition(sentence)) is not None]
+    leave is paid at 1/260 of the annual salary." defines two). With the person's ``weekly_hours``, also a
+    rate defined over them ("the monthly salary divided by 4.33 times the contractual weekly hours")."""
+    found = []
+    for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z])", text):
+        m = _BY_WEEKLY_HOURS.search(sentence)
+        if m and weekly_hours and _figure(m.group(4)) > 0:
+            found.append(RateDefinition(" ".join(m.group(1).lower().split()), _PER_WORD[m.group(2).lower()],
+                                        _PERIOD_WORD[m.group(3).lower()], [("/", _figure(m.group(4))),
+                                                                           ("/", float(weekly_hours))]))
+        elif (d := _definition(sentence)) is not None:
+            found.append(d)
     return list({(d.per, d.base): d for d in found}.values())
 
 

@@ -138,7 +138,7 @@ def split_parts(question: str) -> list[str]:
     foreign = bool(other and other.search(question))
     if not several_parts(question) and not _AND_CLAUSE.search(question) and not foreign:
         return [question]
-    pattern = other if foreign and not several_parts(question) else _PART_SPLIT
+    pattern = other if other is not None and foreign and not several_parts(question) else _PART_SPLIT
     pieces = [p.strip(" ,;") for p in pattern.split(question) if p and p.strip(" ,;")]
     merged: list[str] = []
     carry = ""

@@ -134,6 +134,12 @@ class Calculating:
                 balances.append(Variable(variable_name(f.label), number, f"{f.label}, {f.note}"))
         if profile.reports_total:
             job |= {"manager", "supervisor", "head", "lead"}
+        hours_column = data.table.role("weekly_hours") if data is not None else None
+        weekly = next((f.value for f in profile.facts if hours_column and f.column == hours_column), None)
+        try:
+            weekly_hours = float(weekly) if weekly is not None else None
+        except ValueError:
+            weekly_hours = None
         search = self.agent.tools.of(PolicySearchTool)
         sources = {p.source for p in part.passages}
         documents = tuple(c.text for c in getattr(getattr(search, "index", None), "chunks", None) or []
@@ -143,7 +149,7 @@ class Calculating:
             part.number else self._last_question()
         return View(part.text, self.question, before, tuple(units),
                     tuple(u for p in part.passages for u in p.units), pay, period, tuple(balances), frozenset(job),
-                    exempt, documents, part.prorated, vocabulary().question_language(self.question))
+                    exempt, documents, part.prorated, vocabulary().question_language(self.question), weekly_hours)
 
     # -- calculations, as code over named figures --------------------------------------------------------------
     def _variables(self, part: Part, record: bool = True) -> list[Variable]:

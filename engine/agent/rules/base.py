@@ -38,6 +38,7 @@ class View:
     documents: tuple[str, ...] = ()  # whole texts of the documents the passages come from
     prorated: bool = False  # the part is a part-timer's pro-rata amount (another pipeline's)
     language: str = "en"  # the question's language: the answer's words
+    weekly_hours: float | None = None  # the person's contractual hours a week, where the record has them
 
     @property
     def asked(self) -> str:
@@ -72,7 +73,8 @@ class View:
 
     def definitions(self) -> list[RateDefinition]:
         """The rates the sentences define from pay of the person's kind (engine.agent.rates)."""
-        found = [d for u in self.everything() for d in rate_definitions(u.text) if applies_to(d, self.pay_period)]
+        found = [d for u in self.everything() for d in rate_definitions(u.text, self.weekly_hours)
+                 if applies_to(d, self.pay_period)]
         return list({d.name: d for d in found}.values())
 
     def rates(self) -> list[tuple[Variable, str, str]]:

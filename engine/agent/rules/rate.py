@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from engine.agent.rates import applies_to, rate_definition
+from engine.agent.rates import applies_to, rate_definitions
 from engine.agent.rules.base import Reader, Settled, View, plain
 
 _PER_WORD = {"hour": "hourly", "day": "daily", "week": "weekly", "month": "monthly"}
@@ -23,9 +23,8 @@ class DefinedRate(Reader):
     def read(self, view: View) -> Settled | None:
         if view.figures() or view.pay is None or not view.rule_words.has("asks.what_is", view.text):
             return None
-        for u in view.offered():
-            d = rate_definition(u.text)
-            if d is None or not applies_to(d, view.pay_period):
+        for u, d in ((u, d) for u in view.offered() for d in rate_definitions(u.text, view.weekly_hours)):
+            if not applies_to(d, view.pay_period):
                 continue
             if re.search(rf"\b{_PER_WORD[d.per]} (?:rate|pay|wage)\b|\brate per {d.per}\b", view.text, re.I):
                 steps = " ".join(f"{op} {plain(v)}" for op, v in d.steps)
