@@ -8,25 +8,21 @@ calculator applies it to their pay.
 
 from __future__ import annotations
 
-import re
-
 from engine.agent.rates import applies_to, rate_definitions
 from engine.agent.rules.base import Reader, Settled, View, plain
-
-_PER_WORD = {"hour": "hourly", "day": "daily", "week": "weekly", "month": "monthly"}
-
 
 class DefinedRate(Reader):
     name = "rate"
     order = 20
 
     def read(self, view: View) -> Settled | None:
-        if view.figures() or view.pay is None or not view.rule_words.has("asks.what_is", view.text):
+        asks = view.words  # (the question's language, with English's phrases)
+        if view.figures() or view.pay is None or not asks.has("asks.what_is", view.text):
             return None
         for u, d in ((u, d) for u in view.offered() for d in rate_definitions(u.text, view.weekly_hours)):
             if not applies_to(d, view.pay_period):
                 continue
-            if re.search(rf"\b{_PER_WORD[d.per]} (?:rate|pay|wage)\b|\brate per {d.per}\b", view.text, re.I):
+            if asks.has(f"rate_terms.{d.per}", view.text):
                 steps = " ".join(f"{op} {plain(v)}" for op, v in d.steps)
                 return Settled(self.name, u, [view.pay], f"answer = {view.pay.name} {steps}\n", "rate",
                                {"term": d.term, "expression": d.expression(view.pay.value)},

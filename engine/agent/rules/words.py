@@ -143,8 +143,13 @@ def words(code: str = "en") -> Words:
     def merged(name: str) -> dict:
         return {**base.get(name, {}), **own.get(name, {})}
 
-    families = {**merged("families"), **{f"asks.{k}": v for k, v in merged("asks").items()},
-                **{f"rule.{k}": v for k, v in merged("rule_kinds").items()}}
+    def union(name: str) -> dict:  # (a family is English's phrases and the language's: handbooks mix them)
+        mine = own.get(name, {})
+        return {k: [*base.get(name, {}).get(k, []), *mine.get(k, [])] for k in {*base.get(name, {}), *mine}}
+
+    families = {**union("families"), **{f"asks.{k}": v for k, v in union("asks").items()},
+                **{f"rule.{k}": v for k, v in union("rule_kinds").items()},
+                **{f"rate_terms.{k}": v for k, v in union("rate_terms").items()}}
     tables = {name: merged(name) for name in {*base, *own}}
     return Words(code if own or code == "en" else "en", merged("numbers"), merged("multiples"), merged("per"),
                  families, merged("answers"), own.get("loss_words", base.get("loss_words", {})), tables)
