@@ -51,13 +51,15 @@ def rate_undefined(monkeypatch):
     leaves a payout's arithmetic to the model, whose lines these tests check."""
     import engine.agent.routed as routed
     import engine.agent.rules.base as base
+    import engine.agent.rules.rate as rate
     import engine.agent.rules.unit_pay as unit_pay
     import engine.agent.stage_calc as stage_calc
 
     monkeypatch.setattr(routed, "rate_definition", lambda text: None)
     monkeypatch.setattr(stage_calc, "rate_definition", lambda text: None)
-    monkeypatch.setattr(base, "rate_definitions", lambda text: [])
-    monkeypatch.setattr(unit_pay, "rate_definitions", lambda text: [])
+    monkeypatch.setattr(base, "rate_definitions", lambda text, hours=None: [])
+    monkeypatch.setattr(unit_pay, "rate_definitions", lambda text, hours=None: [])
+    monkeypatch.setattr(rate, "rate_definitions", lambda text, hours=None: [])
 
 
 @pytest.fixture
@@ -855,3 +857,16 @@ def test_a_figure_about_someone_s_pay_that_only_the_question_gave_is_withdrawn_b
     checked = turn._claims_about_others([part], answer)
     assert checked.startswith("Yes, 2 people in Engineering earn more than 200000.")
     assert "earned by Ivan Petrov" not in checked and turn.trace.claims_about_others == 1
+
+
+def test_a_rate_over_the_person_s_weekly_hours_is_worked_out_by_code_with_the_hours_named(embedder):
+    """"The hourly rate (Stundenlohn) is the monthly salary divided by 4.33 times the contractual weekly
+    hours": the calculator divides by the record's hours, named, and code writes the answer."""
+    tools = company("brueckner-feinmechanik", "personal_export.csv")
+    question = "What is my hourly rate?"
+    agent, _ = make(tools, embedder, [], user="Dieter Schäfer", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers, trace.answer
+    assert re.match(r"Your hourly rate is \d+\.\d+: \d+ / 4\.33 / \d+ \[\d\]\.", trace.answer), trace.answer
+    assert [s.observation for s in trace.steps if s.action == "calculator" and "/ 4.33 /" in (s.observation or "")]
+    assert "your weekly_hours of" not in trace.answer and "weekly_hours" not in trace.answer.split("\n")[0]

@@ -70,10 +70,24 @@ def limits(text: str) -> list[tuple[float, str]]:
     """The limits a carry-over sentence sets, as (figure, unit): "up to 40 hours", and, where it says what is
     lost, "more than 40 hours will not roll over" or "any days above 5 lapse"."""
     out = [(float(m.group(1)), m.group(2).lower().rstrip("s") + "s") for m in LIMIT.finditer(text)]
-    if _RULE_WORDS.has("loss", text):
-        out += [(float(m.group(1)), m.group(2).lower().rstrip("s") + "s") for m in _OVER.finditer(text)]
-        out += [(float(m.group(2)), m.group(1).lower().rstrip("s") + "s") for m in _UNIT_OVER.finditer(text)]
+    if out:
+        return list(dict.fromkeys(out))
+    # Said as what is lost: only in the clause that says it is lost, and not a figure of work ("who work more
+    # than 20 hours a week", "hours over 40 in a workweek").
+    for clause in re.split(r"[;,.]\s+|\s+(?:and|but|while)\s+", text):
+        if not _RULE_WORDS.has("loss", clause):
+            continue
+        for m in [*_OVER.finditer(clause), *_UNIT_OVER.finditer(clause)]:
+            after, before = clause[m.end():], clause[:m.start()]
+            if _OF_WORK_AFTER.match(after) or _OF_WORK_BEFORE.search(before):
+                continue
+            figure, unit = (m.group(1), m.group(2)) if m.re is _OVER else (m.group(2), m.group(1))
+            out.append((float(figure), unit.lower().rstrip("s") + "s"))
     return list(dict.fromkeys(out))
+
+
+_OF_WORK_AFTER = re.compile(r"\s*(?:a|per|each|every|in an?|in the)\s+(?:work\s*)?(?:week|day|month|shift)\b", re.I)
+_OF_WORK_BEFORE = re.compile(r"\bwork(?:s|ed|ing)?\s*$|\bwork(?:s|ed|ing)?\s+(?:\w+\s+){0,2}$", re.I)
 
 
 def loss_word(units) -> str:

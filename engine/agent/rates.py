@@ -29,22 +29,26 @@ _TERM_IS = re.compile(
     r"((?:,? (?:and )?(?:then )?(?:multiplied by|times|divided by) " + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
 #: "Each day is paid at 1/260 of your annual salary", "one day's pay is 1/21.75 of the monthly salary".
 _FRACTION_OF = re.compile(
-    r"\b(day|hour|week)s?(?:'s pay)?(?:\s+[a-z-]+){0,4}?\s+(?:(?:is|are|will be|shall be)\s+(?:paid(?:\s+out)?\s+at"
+    r"\b(day|hour|week)s?(?:'s pay)?(?:\s+(?:of|unused|leave|vacation|pto|annual|sold|back|cashed|out|encashed|paid|taken"
+    r"|accrued|holiday leave)){0,4}?\s+(?:(?:is|are|will be|shall be)\s+(?:paid(?:\s+out)?\s+at"
     r"|paid|worth|compensated at)|is|equals)\s+(?:a rate of\s+)?1\s?/\s?" + _NUMBER
     + r"(?:st|nd|rd|th)? of (?:your |the |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)"
     r"(?: base)? (?:salary|pay|base rate|rate|wage)", re.I)
 #: "Hourly rate = annual salary / 2,080", "daily rate = monthly salary x 12 / 260".
 _TERM_EQUALS = re.compile(
-    r"\b((?:base |basic |regular |normal |standard )?(hourly|daily|weekly|monthly) (?:rate|pay|wage))\s*=\s*"
+    r"(?<![\w-])((?:base |basic |regular |normal |standard )?(hourly|daily|weekly|monthly) (?:rate|pay|wage))\s*=\s*"
     r"(?:the |your )?(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:\s*[/÷x×*]\s*" + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
 #: "To find your hourly rate, divide your annual salary by 2,080", "divide the annual salary by 260 to get the
 #: daily rate": the term from the same sentence, else from the divisor's unit ("by 2,080 hours").
 _DIVIDE = re.compile(
     r"\bdivid(?:e|ing|ed) (?:the |your |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)(?: base)? "
-    r"(?:salary|base rate|pay rate|rate|pay|wage) by " + _NUMBER + r"(?: (hours|working days|work days|days|weeks))?",
-    re.I)
-_TERM_NEAR = re.compile(r"\b((?:base |basic |regular |normal |standard )?(hourly|daily|weekly) (?:rate|pay|wage))\b", re.I)
+    r"(?:salary|base rate|pay rate|rate|pay|wage) by " + _NUMBER + r"(?![\d.,]*\d)(?: (hours|working days|work days|days|weeks))?"
+    r"(?!,? (?:and )?(?:then )?(?:by|divided by|multiplied by|times)\b)", re.I)
+#: The rate a division is for, said as its purpose ("to find your hourly rate", "to get the daily rate").
+_TERM_NEAR = re.compile(r"\bto (?:get|find|obtain|calculate|work out|arrive at|determine) (?:the |your |an? )?"
+                        r"((?:base |basic |regular |normal |standard )?(?<![\w-])(hourly|daily|weekly) (?:rate|pay|wage))\b",
+                        re.I)
 _DIVISOR_UNIT = {"hours": "hour", "working days": "day", "work days": "day", "days": "day", "weeks": "week"}
 _OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)
 
@@ -57,6 +61,7 @@ class RateDefinition:
     per: str
     base: str
     steps: list[tuple[str, float]] = field(default_factory=list)  # ("*", 12), ("/", 2080)
+    over_hours: float | None = None  # the person's weekly hours, where the last step divides by them
 
     @property
     def name(self) -> str:
@@ -87,11 +92,11 @@ def _figure(text: str) -> float:
 #: "The hourly rate (Stundenlohn) is the monthly salary divided by 4.33 times the contractual weekly hours":
 #: a definition over the person's own weekly hours.
 _BY_WEEKLY_HOURS = re.compile(
-    r"\bthe ((?:base |basic |regular |normal |standard )?(hourly|daily) (?:rate|pay|wage))(?: \([^)]{1,40}\))?,? "
+    r"\bthe ((?:base |basic |regular |normal |standard )?(hourly) (?:rate|pay|wage))(?: \([^)]{1,40}\))?,? "
     r"(?:which |that )?(?:is|equals|shall be|will be|is calculated as) (?:the |your |their |an? )?(?:employee'?s'? )?"
     r"(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage),? divided by "
     + _NUMBER + r" (?:times|multiplied by|x|×) (?:the |your |their )?(?:contractual |scheduled |agreed |regular )?"
-    r"(?:weekly|working) hours\b", re.I)
+    r"weekly hours\b", re.I)
 
 
 def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateDefinition]:
@@ -101,10 +106,12 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
     found = []
     for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z])", text):
         m = _BY_WEEKLY_HOURS.search(sentence)
-        if m and weekly_hours and _figure(m.group(4)) > 0:
-            found.append(RateDefinition(" ".join(m.group(1).lower().split()), _PER_WORD[m.group(2).lower()],
-                                        _PERIOD_WORD[m.group(3).lower()], [("/", _figure(m.group(4))),
-                                                                           ("/", float(weekly_hours))]))
+        if m:  # (without the person's hours, nothing: the rule's first figure alone is no hourly rate)
+            if weekly_hours and _figure(m.group(4)) > 0:
+                found.append(RateDefinition(" ".join(m.group(1).lower().split()), _PER_WORD[m.group(2).lower()],
+                                            _PERIOD_WORD[m.group(3).lower()], [("/", _figure(m.group(4))),
+                                                                               ("/", float(weekly_hours))],
+                                            over_hours=float(weekly_hours)))
         elif (d := _definition(sentence)) is not None:
             found.append(d)
     return list({(d.per, d.base): d for d in found}.values())
@@ -116,7 +123,14 @@ def rate_definition(text: str) -> RateDefinition | None:
     return found[0] if found else None
 
 
+#: A division by a figure times someone's hours ("divided by 4.33 times the weekly hours"): not the figure alone.
+_TIMES_HOURS = re.compile(r"\bdivided by \d[\d,.]* (?:times|multiplied by|x|×) (?:the |your |their )?(?:[a-z-]+ ){0,3}"
+                          r"hours\b", re.I)
+
+
 def _definition(text: str) -> RateDefinition | None:
+    if _TIMES_HOURS.search(text):
+        return None
     m = _TERM_IS.search(text)
     if m:
         steps = [("*" if op.lower() in ("multiplied by", "times") else "/", _figure(n)) for op, n in _OP.findall(m.group(4))]

@@ -51,7 +51,10 @@ class RateMultipleReader(Reader):
         # (the day a part names, else the whole question's: "What is the Sunday rate, and what would 5 hours pay?")
         day = view.text if day_kinds(view.text) else view.asked
         days = day_kinds(day) - {"work"}  # (a Sunday is a rest day: the kind of day is a word they share)
-        found = [(u, m) for u in view.offered() if (words_of(u.text) & asked or days & day_kinds(u.text))
+        w = view.rule_words
+        found = [(u, m) for u in view.offered()
+                 if (words_of(u.text) & asked or days & day_kinds(u.text))
+                 and not (w.has("pay_subjects", u.text) and not w.has("pay_subjects", view.text))
                  and caps.same_kind(view.text, u.text)
                  and (m := multiple_for(rate_multiples(u.text), day)) is not None]
         if len({m.factor for _, m in found}) != 1:

@@ -8,6 +8,7 @@ calculator applies it to their pay.
 
 from __future__ import annotations
 
+from engine.agent.calc_slot import Variable
 from engine.agent.rates import applies_to, rate_definitions
 from engine.agent.rules.base import Reader, Settled, View, plain
 
@@ -17,14 +18,21 @@ class DefinedRate(Reader):
 
     def read(self, view: View) -> Settled | None:
         asks = view.words  # (the question's language, with English's phrases)
-        if view.figures() or view.pay is None or not asks.has("asks.what_is", view.text):
+        if view.figures(("hours", "days", "weeks", "months", "years")) or view.pay is None \
+                or not asks.has("asks.what_is", view.text):
             return None
         for u, d in ((u, d) for u in view.offered() for d in rate_definitions(u.text, view.weekly_hours)):
             if not applies_to(d, view.pay_period):
                 continue
             if asks.has(f"rate_terms.{d.per}", view.text):
-                steps = " ".join(f"{op} {plain(v)}" for op, v in d.steps)
-                return Settled(self.name, u, [view.pay], f"answer = {view.pay.name} {steps}\n", "rate",
+                variables, steps = [view.pay], []
+                for i, (op, v) in enumerate(d.steps):
+                    if d.over_hours is not None and i == len(d.steps) - 1:  # the person's hours, by name
+                        variables.append(Variable("weekly_hours", d.over_hours, "hours a week, from your record"))
+                        steps.append(f"{op} weekly_hours")
+                    else:
+                        steps.append(f"{op} {plain(v)}")
+                return Settled(self.name, u, variables, f"answer = {view.pay.name} {' '.join(steps)}\n", "rate",
                                {"term": d.term, "expression": d.expression(view.pay.value)},
                                check=f"the {d.term} as the policy defines it")
         return None

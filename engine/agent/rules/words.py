@@ -48,8 +48,20 @@ class Words:
     tables: dict  # every table of the file (English under it), for a reader's own ("prohibition")
 
     @functools.cached_property
+    def _number_table(self) -> dict[str, float]:
+        """Number words, folded, with the tens-and-units a table of tens and units makes ("twenty five")."""
+        table = {_fold(k): float(v) for k, v in self.numbers.items()}
+        tens = {k: v for k, v in table.items() if v in (20, 30, 40, 50, 60, 70, 80, 90) and " " not in k}
+        units = {k: v for k, v in table.items() if 1 <= v <= 9 and v == int(v) and " " not in k}
+        for t, tv in tens.items():
+            for u, uv in units.items():
+                table.setdefault(f"{t} {u}", tv + uv)
+        return table
+
+    @functools.cached_property
     def _number_re(self) -> re.Pattern:
-        return re.compile(rf"(?:{_alternation(self.numbers)}){_UNIT_AFTER}", re.I)
+        # (not right after a hyphen or a word joined to it: "one-half", "forty-five" read whole or not at all)
+        return re.compile(rf"(?<![\w-])(?:{_alternation(self._number_table)}){_UNIT_AFTER}", re.I)
 
     @functools.cached_property
     def _multiple_re(self) -> re.Pattern:
@@ -71,12 +83,19 @@ class Words:
         """``text`` with the figures it writes in words written as figures ("a maximum of five days" ->
         "a maximum of 5 days", "one and a half times" -> "1.5 times", "1/260th" -> "1/260", "55 USD daily" ->
         "55 USD per day"); everything else as it was."""
-        folded = {k.lower(): v for k, v in self.numbers.items()}
+        table = self._number_table
         text = self._multiple_re.sub(lambda m: f"{_plain(self._value(self.multiples, m.group(0)))} times"
                                      + (" the" if m.group(0).lower().endswith(" the") else ""), text)
-        text = self._number_re.sub(lambda m: _plain(folded[" ".join(re.split(r"[\s-]+", m.group(0).lower()))]
-                                                    if " ".join(re.split(r"[\s-]+", m.group(0).lower())) in folded
-                                                    else folded.get(m.group(0).lower(), 0)), text)
+
+        def figure(m: re.Match) -> str:
+            before = m.string[:m.start()].split()
+            # ("one hundred twenty hours": a number word after another is part of a number read no further)
+            if before and _fold(before[-1]) in {w for k in table for w in k.split()} | {"hundred", "thousand"}:
+                return m.group(0)
+            value = table.get(_fold(m.group(0)))
+            return m.group(0) if value is None else _plain(value)
+
+        text = self._number_re.sub(figure, text)
         text = re.sub(r"\b(1\s?/\s?\d[\d,.]*)(?:st|nd|rd|th)\b", r"\1", text)
         per = {k.lower(): v for k, v in self.per.items()}
         return self._per_re.sub(lambda m: f"{m.group(1)} per "
@@ -112,6 +131,10 @@ class Words:
             if stem in low:
                 return self.answers[key]
         return self.answers["gone_default"]
+
+
+def _fold(phrase: str) -> str:
+    return " ".join(re.split(r"[\s-]+", phrase.strip().lower()))
 
 
 def _plain(value: float) -> str:
