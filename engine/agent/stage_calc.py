@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, Callable, Generator, Iterator
+from typing import TYPE_CHECKING, Generator, Iterator
 
 from engine.agent.applies import question_figures as question_figures_of
 from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_code, percent_fractions, plain_number,
@@ -19,11 +19,11 @@ from engine.agent.calc_slot import (Calculation, Variable, code_grammar, parse_c
 from engine.agent.answer_text import _without_figures
 from engine.agent.evidence import Unit
 from engine.agent.grounding import normalise_number, number_forms, numbers_in
-from engine.agent.memory import Memory
+from engine.agent.stage import Stage
 from engine.agent.slots import SLOT_TOKENS
 from engine.agent.rates import applies_to, pay_period_of, rate_definition
 from engine.agent.rules.base import PAY_NAMES, Settled, View
-from engine.agent.steps import Step, Trace
+from engine.agent.steps import Step
 from engine.agent.units import RATE_BASED, answer_problem, culprits, line_problem, pay_ceiling, unit_of
 from engine.errors import HRAssistantError, ToolInputError
 from engine.tools.calculator import CalculatorTool
@@ -31,7 +31,7 @@ from engine.tools.employee_data import EmployeeDataTool
 from engine.tools.policy_search import PolicySearchTool
 
 if TYPE_CHECKING:
-    from engine.agent.routed import Part, RoutedAgent
+    from engine.agent.routed import Part
 
 #: A question or policy sentence that speaks of money (so the person's pay figure is declared for it).
 _MONEY = re.compile(r"salar|\bpa(y|id)\b|payout|payment|\brate\b|wage|earn|worth|cash|encash|\bsell|money|"
@@ -44,21 +44,8 @@ _PAY_WORDS = re.compile(r"salar|\bpay\b|paid|earn|wage|compensation|income|rate|
 _CONVERTS = re.compile(r"cash|encash|convert|sell|sold|buy[ -]?back|payout|paid out|pay out|\bbe paid for\b", re.I)
 
 
-class Calculating:
+class Calculating(Stage):
     """The turn's calculation stage (a mixin of engine.agent.routed._Turn)."""
-
-    # (what the turn provides: engine.agent.routed._Turn)
-    agent: RoutedAgent
-    question: str
-    memory: Memory
-    trace: Trace
-    partial: str
-    tell: Callable[[str], None]
-    call: Callable[..., Generator[Step, None, str]]
-    tool_step: Callable[..., Iterator[Step]]
-    _conversation: Callable[[], list[str]]
-    _last_question: Callable[[], str]
-    _which: Callable[[Part, bool], str]
 
     # -- rules code settles (engine.agent.rules) ---------------------------------------------------------------
     def _by_rule(self, part: Part, sources: list[str], units: list[Unit] | None = None,
@@ -105,7 +92,6 @@ class Calculating:
     def _view(self, part: Part, units: list[Unit]) -> View:
         """What a rule reader sees of this part (engine.agent.rules.base.View)."""
         from engine.data.schema import leave_columns
-        from engine.data.vocab import vocabulary
 
         profile = self.agent.profile
         data = self.agent.tools.of(EmployeeDataTool)
@@ -149,7 +135,7 @@ class Calculating:
             part.number else self._last_question()
         return View(part.text, self.question, before, tuple(units),
                     tuple(u for p in part.passages for u in p.units), pay, period, tuple(balances), frozenset(job),
-                    exempt, documents, part.prorated, vocabulary().question_language(self.question), weekly_hours)
+                    exempt, documents, part.prorated, self.language, weekly_hours)
 
     # -- calculations, as code over named figures --------------------------------------------------------------
     def _variables(self, part: Part, record: bool = True) -> list[Variable]:

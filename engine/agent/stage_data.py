@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, Callable, Generator, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from engine.agent.answer_text import _gbnf_string
 from engine.agent.data_text import _ASKS_YES_NO, _figures, _listing, _shape, _summary
-from engine.agent.memory import Memory
+from engine.agent.stage import Stage
 from engine.agent.slots import SLOT_TOKENS, SlotGrammar
 from engine.agent.turn_format import format_observation
 from engine.errors import AccessDenied, HRAssistantError
-from engine.agent.steps import Step, Trace
+from engine.agent.steps import Step
 from engine.tools.employee_data import EmployeeDataTool
 from engine.tools.leave_request import LeaveRequestTool
 
 if TYPE_CHECKING:
-    from engine.agent.routed import Part, RoutedAgent
+    from engine.agent.routed import Part
 
 #: A question that asks for figures per group ("per department", "by team", "each", "which department has").
 _BREAKDOWN = re.compile(r"\b(per|each|every|by|breakdown|broken down|which (department|team|division|unit|location|"
@@ -45,22 +45,8 @@ def narrow_fields(picked: list, question: str) -> list:
     return named or picked
 
 
-class LookingUp:
+class LookingUp(Stage):
     """The turn's look-up stage (a mixin of engine.agent.routed._Turn)."""
-
-    # (what the turn provides: engine.agent.routed._Turn)
-    agent: RoutedAgent
-    question: str
-    memory: Memory
-    trace: Trace
-    partial: str
-    tell: Callable[[str], None]
-    call: Callable[..., Generator[Step, None, str]]
-    tool_step: Callable[..., Iterator[Step]]
-    _conversation: Callable[[], list[str]]
-    _last_question: Callable[[], str]
-    _which: Callable[[Part, bool], str]
-    _named_people: Callable[[str], list[str]]
 
     def _record_step(self, what: str) -> Iterator[Step]:
         """The record's use, as a data step of the trace (it was read before the question; this says it was used)."""

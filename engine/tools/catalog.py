@@ -10,10 +10,8 @@ trace saved with a chat names its tools by name, and the window reads them back 
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 import engine.tools as _package
+from engine.discovery import find_kinds
 from engine.tools.base import Tool, ToolParts
 from engine.tools.registry import ToolRegistry
 
@@ -22,16 +20,7 @@ _NOT_TOOLS = {"base", "catalog", "registry", "answer_grammar"}
 
 
 def _discover() -> dict[str, type[Tool]]:
-    kinds: dict[str, type[Tool]] = {}
-    for module in pkgutil.iter_modules(_package.__path__):
-        if module.name in _NOT_TOOLS or module.name.startswith("_"):
-            continue
-        loaded = importlib.import_module(f"{_package.__name__}.{module.name}")
-        for value in vars(loaded).values():
-            if (isinstance(value, type) and issubclass(value, Tool) and value is not Tool and value.name
-                    and value.__module__ == loaded.__name__):
-                kinds[value.name] = value
-    return dict(sorted(kinds.items(), key=lambda kv: (kv[1].order, kv[0])))
+    return find_kinds(_package, Tool, _NOT_TOOLS)
 
 
 KINDS: dict[str, type[Tool]] = _discover()

@@ -8,6 +8,7 @@ the model, never looks anything up and never changes what it is given.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -60,12 +61,21 @@ class View:
         return unit if text == unit.text else Unit(unit.label, text, unit.passage)
 
     def offered(self) -> list[Unit]:
-        return [self.plain(u) for u in self.units]
+        return list(self._offered)
 
     def everything(self) -> list[Unit]:
         """The offered sentences, then the rest of the passages'."""
+        return list(self._everything)
+
+    # (each reader asks for them: the sentences' figures are rewritten once per part, not once per reader)
+    @functools.cached_property
+    def _offered(self) -> tuple[Unit, ...]:
+        return tuple(self.plain(u) for u in self.units)
+
+    @functools.cached_property
+    def _everything(self) -> tuple[Unit, ...]:
         seen = {u.label for u in self.units}
-        return [*self.offered(), *(self.plain(u) for u in self.passage_units if u.label not in seen)]
+        return (*self._offered, *(self.plain(u) for u in self.passage_units if u.label not in seen))
 
     def figures(self, units: tuple[str, ...] = ("hours", "days", "weeks", "months")) -> list:
         """The quantities the part states in ``units`` ("10 hours", "a 4-day request")."""

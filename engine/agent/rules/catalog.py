@@ -8,31 +8,16 @@ Adding a reader touches only its module, its words and its corpus (``corpus/<nam
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 import engine.agent.rules as _package
 from engine.agent.rules.base import Reader
+from engine.discovery import find_kinds
 from engine.errors import SetupError
 
 #: Modules of the package that hold no reader.
 _NOT_READERS = {"base", "catalog", "words"}
 
 
-def _discover() -> dict[str, type[Reader]]:
-    kinds: dict[str, type[Reader]] = {}
-    for module in pkgutil.iter_modules(_package.__path__):
-        if module.name in _NOT_READERS or module.name.startswith("_"):
-            continue
-        loaded = importlib.import_module(f"{_package.__name__}.{module.name}")
-        for value in vars(loaded).values():
-            if (isinstance(value, type) and issubclass(value, Reader) and value is not Reader and value.name
-                    and value.__module__ == loaded.__name__):
-                kinds[value.name] = value
-    return dict(sorted(kinds.items(), key=lambda kv: (kv[1].order, kv[0])))
-
-
-KINDS: dict[str, type[Reader]] = _discover()
+KINDS: dict[str, type[Reader]] = find_kinds(_package, Reader, _NOT_READERS)
 
 
 def readers(order: str = "") -> list[Reader]:
