@@ -512,15 +512,14 @@ def test_a_procedure_is_walked_through_in_a_card_and_resumes_after_a_restart(qtb
 
 
 def test_the_answer_card_shows_live_progress_then_how_i_got_this(qtbot):
-    import time
-
     backend = ScriptedBackend(list(SCRIPT), token_delay=0.02)
     window = make_window(qtbot, backend)
     wait_ready(qtbot, window)
-    t0 = time.monotonic()
     window.send("Can I cash out unused vacation leave, and how much would I get for 10 days?")
-    # at once (well within 200 ms), before the model wrote anything: the card says it is working
-    assert "Working on it" in window.transcript.toPlainText() and time.monotonic() - t0 < 0.2
+    # at once: when send() returns, before the event loop ran once (so before any signal of the
+    # worker reached the window), the card already says it is working. No wall-clock bound: a
+    # loaded CI machine made a 200 ms bound fail while the behaviour was right.
+    assert "Working on it" in window.transcript.toPlainText()
     qtbot.waitUntil(lambda: "Searching the policies: “encashment of annual leave”" in window.transcript.toPlainText(),
                     timeout=20000)
     qtbot.waitUntil(lambda: "Calculating round(46000 ÷ 260 × 10, 2)" in window.transcript.toPlainText(), timeout=20000)
