@@ -9,6 +9,9 @@ that records one. Quote ratios from one run only.
 
     python benchmarks/bench_stages.py 7d8de3e --model build/test-models/<model>.gguf --split test
     python benchmarks/bench_stages.py HEAD --model FILE.gguf --only pol-01,pol-02 --suite benchmarks/suite.jsonl
+
+Both trees time each case cold (the person's instructions and record evaluated inside the first
+question) unless ``--warm``, which starts each case as the window does and needs a baseline that can.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ ROWS = [("single-part right", "single_part_right", "{}"), ("multi-part right", "
         ("refusal accuracy", "refusal_accuracy", "{:.3f}"), ("median s", "median_latency_s", "{:.2f}"),
         ("single-part median s", "single_part_median_latency_s", "{:.2f}"), ("p95 s", "p95_latency_s", "{:.2f}"),
         ("first answer token, median s", "median_first_token_s", "{:.2f}"),
+        ("first words of the answer, median s", "median_first_words_s", "{:.2f}"),
         ("model calls per question", "llm_calls_per_case", "{:.2f}"),
         ("prompt tokens evaluated per question", "prompt_tokens_evaluated_per_case", "{:.0f}"),
         ("tokens generated per question", "completion_tokens_per_case", "{:.0f}")]
@@ -44,8 +48,16 @@ def run_eval(tree: Path, args: argparse.Namespace, out: Path) -> dict:
                "--model", str(Path(args.model).resolve()), "--json", str(out)]
     if args.only:
         command += ["--only", args.only]
+    if supports_warm_up(tree) and not args.warm:
+        command.append("--cold")  # like a tree whose evaluation times the instructions inside the first question
     subprocess.run(command, cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
     return json.loads(out.read_text(encoding="utf-8"))
+
+
+def supports_warm_up(tree: Path) -> bool:
+    """Whether ``tree``'s evaluation starts each case as the window does (instructions read, ``--cold``
+    to time them inside the question); trees before it always timed them inside."""
+    return "--cold" in (tree / "engine" / "cli.py").read_text(encoding="utf-8")
 
 
 def stage_rows(summary: dict, questions: int) -> dict[str, float]:
@@ -60,9 +72,15 @@ def main() -> int:
     parser.add_argument("--split", default="test", choices=["dev", "test", "all"])
     parser.add_argument("--only", help="comma-separated case ids or categories")
     parser.add_argument("--json", help="write both reports to this file")
+    parser.add_argument("--warm", action="store_true",
+                        help="start each case as the window does, the person's instructions read before the clock "
+                             "(both trees must support it); by default both time them inside the first question")
     args = parser.parse_args()
     worktree = Path(tempfile.mkdtemp(prefix="hr-baseline-"))
     subprocess.run(["git", "worktree", "add", "--detach", "-q", str(worktree), args.baseline], cwd=ROOT, check=True)
+    if args.warm and not supports_warm_up(worktree):
+        subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+        parser.error(f"{args.baseline} times every case cold; compare without --warm")
     reports: dict[str, dict] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:

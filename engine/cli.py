@@ -646,7 +646,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         def backend_for(case):
             return backend
-    evaluator = Evaluator(backend_for, settings, args.employees or "", args.policies or "")
+    evaluator = Evaluator(backend_for, settings, args.employees or "", args.policies or "", warm=not args.cold)
     if sys.stderr.isatty():
         def progress(i, n, r):
             _progress_bar("cases", i, n)
@@ -993,6 +993,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", choices=["dev", "test", "all"], default="all",
                    help="run only the development cases (tune on these) or the held-out test cases")
     p.add_argument("--only", help="comma-separated case ids or categories")
+    p.add_argument("--cold", action="store_true",
+                   help="time each case with the person's instructions not yet read (as evaluations before the "
+                        "warm-up did); by default each case starts as the window does, instructions read")
     _add_model_options(p)
     p.set_defaults(func=cmd_eval)
 

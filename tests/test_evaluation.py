@@ -225,3 +225,21 @@ def test_peer_langchain_side_by_side_on_tiny_model(capsys):
     out = capsys.readouterr().out
     assert "ours (grammar, one call per step)" in out and "LangChain ReAct (old app design)" in out
     assert "2 cases" in out
+
+
+def test_cases_start_as_the_window_does_unless_cold(tmp_path):
+    """By default the person's instructions and record are read before the clock (the window's warm-up),
+    so the first model call of a case reuses them; --cold times them inside the question."""
+    suite, scripts = _scripted_cases(tmp_path)
+    cases = [c for c in load_suite(suite) if c.id == "own"]
+    warm = Evaluator(lambda case: ScriptedBackend(list(scripts[case.id])), Settings(agent_mode="react")).run(cases)
+    cold = Evaluator(lambda case: ScriptedBackend(list(scripts[case.id])), Settings(agent_mode="react"),
+                     warm=False).run(cases)
+    w, c = warm["cases"][0], cold["cases"][0]
+    assert w["answer_correct"] and c["answer_correct"]
+    assert w["warm_up_s"] is not None and c["warm_up_s"] is None
+    assert w["prompt_tokens_reused"] > 0 and w["prompt_tokens_evaluated"] < c["prompt_tokens_evaluated"]
+    assert c["prompt_tokens_reused"] == 0 or c["prompt_tokens_reused"] < w["prompt_tokens_reused"]
+    # the first words: the model's first token where it streamed, the whole answer's time where code wrote it
+    assert w["first_words_s"] is not None and w["first_words_s"] <= w["latency_s"] + 1e-3
+    assert warm["summary"]["median_first_words_s"] == w["first_words_s"]

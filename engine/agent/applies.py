@@ -15,12 +15,19 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from engine.agent.rules.words import question_units
+
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "a": 1, "an": 1}
 _NUM = r"(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
-_UNIT = r"(hours?|hrs?|days?|weeks?|months?|years?)"
+#: A unit a question counts in: English's words, and every language's (engine/agent/rules/lang/*.toml
+#: [question_units]: "6 horas extra", "10 Stunden", "3 jours").
+_OTHER_UNITS = question_units()
+_UNIT = r"(hours?|hrs?|days?|weeks?|months?|years?" + "".join(
+    f"|{re.escape(w)}" for w in sorted(_OTHER_UNITS, key=len, reverse=True)) + ")"
 _UNITS = {"hour": "hours", "hours": "hours", "hr": "hours", "hrs": "hours", "day": "days", "days": "days",
-          "week": "weeks", "weeks": "weeks", "month": "months", "months": "months", "year": "years", "years": "years"}
+          "week": "weeks", "weeks": "weeks", "month": "months", "months": "months", "year": "years", "years": "years",
+          **_OTHER_UNITS}
 
 #: Ranges a row states, as (pattern, kind): the numbers come first, the unit word last.
 _RANGES = [

@@ -18,14 +18,19 @@ _PERIOD_WORD = {"annual": "year", "yearly": "year", "year's": "year", "monthly":
                 "weekly": "week", "week's": "week", "hourly": "hour"}
 _PER_WORD = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "day": "day", "hour": "hour"}
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+#: Words between a period and its pay ("the annual gross salary", "the monthly base fixed pay").
+_PAY_WORDS = r"(?: (?:base|basic|gross|fixed|contractual|agreed))*"
+#: Words before a rate's name ("the ordinary hourly rate") and a gloss after it ("(precio hora)").
+_TERM_WORDS = r"(?:base |basic |regular |normal |standard |ordinary |gross )?"
+_GLOSS = r"(?: \([^()]{1,60}\))?"
 #: "the base hourly rate is the annual salary divided by 2,080 hours",
 #: "the daily rate is the monthly base rate multiplied by 12 and divided by 260",
 #: "the daily rate, which is the annual base salary divided by 260 working days".
 _TERM_IS = re.compile(
-    r"\bthe ((?:base |basic |regular |normal |standard )?(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)"
+    r"\bthe (" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)" + _GLOSS +
     r"(?: used)?(?: for [a-z ]{1,30}?)?,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as|is worked out as) "
     r"(?:the |your |their |an? )?(?:employee'?s'? |associate'?s'? |person'?s'? |staff member'?s'? )?"
-    r"(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage)"
+    r"(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:,? (?:and )?(?:then )?(?:multiplied by|times|divided by) " + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
 #: "Each day is paid at 1/260 of your annual salary", "one day's pay is 1/21.75 of the monthly salary".
 _FRACTION_OF = re.compile(
@@ -36,18 +41,18 @@ _FRACTION_OF = re.compile(
     r"(?: base)? (?:salary|pay|base rate|rate|wage)", re.I)
 #: "Hourly rate = annual salary / 2,080", "daily rate = monthly salary x 12 / 260".
 _TERM_EQUALS = re.compile(
-    r"(?<![\w-])((?:base |basic |regular |normal |standard )?(hourly|daily|weekly|monthly) (?:rate|pay|wage))\s*=\s*"
-    r"(?:the |your )?(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage)"
+    r"(?<![\w-])(" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage))" + _GLOSS + r"\s*=\s*"
+    r"(?:the |your )?(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:\s*[/÷x×*]\s*" + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
 #: "To find your hourly rate, divide your annual salary by 2,080", "divide the annual salary by 260 to get the
 #: daily rate": the term from the same sentence, else from the divisor's unit ("by 2,080 hours").
 _DIVIDE = re.compile(
-    r"\bdivid(?:e|ing|ed) (?:the |your |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)(?: base)? "
+    r"\bdivid(?:e|ing|ed) (?:the |your |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" "
     r"(?:salary|base rate|pay rate|rate|pay|wage) by " + _NUMBER + r"(?![\d.,]*\d)(?: (hours|working days|work days|days|weeks))?"
     r"(?!,? (?:and )?(?:then )?(?:by|divided by|multiplied by|times)\b)", re.I)
 #: The rate a division is for, said as its purpose ("to find your hourly rate", "to get the daily rate").
 _TERM_NEAR = re.compile(r"\bto (?:get|find|obtain|calculate|work out|arrive at|determine) (?:the |your |an? )?"
-                        r"((?:base |basic |regular |normal |standard )?(?<![\w-])(hourly|daily|weekly) (?:rate|pay|wage))\b",
+                        r"(" + _TERM_WORDS + r"(?<![\w-])(hourly|daily|weekly) (?:rate|pay|wage))\b",
                         re.I)
 _DIVISOR_UNIT = {"hours": "hour", "working days": "day", "work days": "day", "days": "day", "weeks": "week"}
 _OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)

@@ -9,6 +9,8 @@ prefix accounting (a "token" here is a word, a space or a punctuation mark).
 
 from __future__ import annotations
 
+import os
+
 import re
 import threading
 import time
@@ -69,8 +71,9 @@ class ScriptedBackend(StreamingBackend):
         script = self.outputs.popleft()
         output = script(prompt) if callable(script) else script
         stats = GenerationStats(prompt_tokens=self.count_tokens(prompt))
-        if self._cached_text and prompt.startswith(self._cached_text):
-            stats.prompt_reused = self._cached_tokens
+        if self._cached_text:  # like the real backend's KV cache: the common prefix is reused
+            common = os.path.commonprefix([self._cached_text, prompt])
+            stats.prompt_reused = self._cached_tokens if common == self._cached_text else self.count_tokens(common)
         stats.prompt_evaluated = stats.prompt_tokens - stats.prompt_reused
         t0 = time.perf_counter()
         text, reason = "", "end"

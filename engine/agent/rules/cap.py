@@ -19,8 +19,8 @@ class CarryOverCap(Reader):
     kinds = ("policy_me", "policy_calc")
 
     def read(self, view: View) -> Settled | None:
-        w = view.rule_words
-        if not w.has("asks.how_much", view.text) or not (w.has("asks.carry", view.text) or w.has("asks.loss", view.text)):
+        q = view.words  # (the question's language, with English's phrases)
+        if not q.has("asks.how_much", view.text) or not (q.has("asks.carry", view.text) or q.has("asks.loss", view.text)):
             return None
         everything = view.everything()
         cap = caps.find_cap(view.offered(), view.text) or caps.find_cap(everything, view.text)
@@ -32,7 +32,7 @@ class CarryOverCap(Reader):
             return None
         limit = plain(cap.amount)
         code = f"carried = min({balance.name}, {limit})\nanswer = {balance.name} - carried\n"
-        if not w.has("asks.loss", view.text):
+        if not q.has("asks.loss", view.text):
             code = f"answer = min({balance.name}, {limit})\n"
         gone = caps.loss_sentence(everything, cap)
         fields = {"have": plain(balance.value), "unit": cap.unit, "limit": limit,

@@ -21,8 +21,8 @@ GENERIC_PAY_WORDS = {"pay", "paid", "receive", "earn", "employee", "associate", 
 
 
 def asks_pay(view: View) -> bool:
-    w = view.rule_words
-    return w.has("asks.pay", view.text) or w.has("asks.amount_for", view.text)
+    q = view.words  # (the question's language, with English's phrases)
+    return q.has("asks.pay", view.text) or q.has("asks.amount_for", view.text)
 
 
 def _words(text: str) -> set[str]:

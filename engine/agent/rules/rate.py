@@ -32,7 +32,9 @@ class DefinedRate(Reader):
                         steps.append(f"{op} weekly_hours")
                     else:
                         steps.append(f"{op} {plain(v)}")
+                # (a question in another language names the rate in its words: "Su precio por hora es …")
+                term = d.term if view.language == "en" else asks.found(f"rate_terms.{d.per}", view.text) or d.term
                 return Settled(self.name, u, variables, f"answer = {view.pay.name} {' '.join(steps)}\n", "rate",
-                               {"term": d.term, "expression": d.expression(view.pay.value)},
+                               {"term": term, "expression": d.expression(view.pay.value)},
                                check=f"the {d.term} as the policy defines it")
         return None

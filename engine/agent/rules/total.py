@@ -19,8 +19,8 @@ class RecordTotal(Reader):
     kinds = ("my_calc",)
 
     def read(self, view: View) -> Settled | None:
-        w = view.rule_words
-        if not w.has("asks.total", view.text) or w.has("asks.not_a_sum", view.text) \
+        q = view.words  # (the question's language, with English's phrases)
+        if not q.has("asks.total", view.text) or q.has("asks.not_a_sum", view.text) \
                 or question_figures(view.text) or re.search(r"\d", view.text):
             return None
         asked = words_of(view.text)

@@ -22,15 +22,15 @@ class UnitPay(Reader):
     order = 40
 
     def read(self, view: View) -> Settled | None:
-        w = view.rule_words
+        w, q = view.rule_words, view.words  # (the handbook's words, the question's)
         text = view.text
         figures = view.figures(("hours", "days"))
-        whole, most = w.has("asks.all_of", text), w.has("asks.most", text)
+        whole, most = q.has("asks.all_of", text), q.has("asks.most", text)
         # "And how much would those be worth?" after "How many vacation days do I have left?": that balance.
-        follows = (not figures and not most and w.has("asks.those", text) and w.has("asks.have_left", view.before)
+        follows = (not figures and not most and q.has("asks.those", text) and q.has("asks.have_left", view.before)
                    and not question_figures(view.before))
         whole = whole or follows
-        if not w.has("asks.pay", text) or w.has("asks.multiple", text) or w.has("asks.premium", text) \
+        if not q.has("asks.pay", text) or q.has("asks.multiple", text) or q.has("asks.premium", text) \
                 or not (len(figures) == 1 or not figures and (whole or most)):
             return None
         wanted = figures[0].unit[:-1] if figures else ""

@@ -79,6 +79,11 @@ class Words:
     def has(self, name: str, text: str) -> bool:
         return bool(self.families.get(name)) and bool(self.family(name).search(text))
 
+    def found(self, name: str, text: str) -> str:
+        """The phrase of family ``name`` that ``text`` says, as it says it ("precio por hora"); "" if none."""
+        m = self.family(name).search(text) if self.families.get(name) else None
+        return m.group(0) if m else ""
+
     def plain_figures(self, text: str) -> str:
         """``text`` with the figures it writes in words written as figures ("a maximum of five days" ->
         "a maximum of 5 days", "one and a half times" -> "1.5 times", "1/260th" -> "1/260", "55 USD daily" ->
@@ -176,3 +181,15 @@ def words(code: str = "en") -> Words:
     tables = {name: merged(name) for name in {*base, *own}}
     return Words(code if own or code == "en" else "en", merged("numbers"), merged("multiples"), merged("per"),
                  families, merged("answers"), own.get("loss_words", base.get("loss_words", {})), tables)
+
+
+@functools.lru_cache(maxsize=None)
+def question_units() -> dict[str, str]:
+    """Every language's words for a unit a question counts in ("Stunden", "horas", "jours") -> the unit
+    ("hours", "days", …), from each file's ``[question_units]``."""
+    out: dict[str, str] = {}
+    for code in languages():
+        for unit, phrases in _table(code).get("question_units", {}).items():
+            out.update({_fold(p): unit for p in phrases})
+    return out
+
