@@ -40,7 +40,8 @@ def view_of(line: dict) -> View:
     job = frozenset(w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", line.get("job", "")))
     return View(line["question"], line.get("whole", ""), line.get("before", ""), units, units + others, pay, period,
                 balances, job, line.get("exempt"), tuple(line.get("documents", ())), line.get("prorated", False),
-                weekly_hours=line.get("weekly_hours"), language=line.get("language", "en"))
+                weekly_hours=line.get("weekly_hours"), language=line.get("language", "en"),
+                part_time=line.get("part_time", False))
 
 
 def worked_out(code: str, variables: list[Variable]) -> float:

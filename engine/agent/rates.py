@@ -27,7 +27,7 @@ _GLOSS = r"(?: \([^()]{1,60}\))?"
 #: "the daily rate is the monthly base rate multiplied by 12 and divided by 260",
 #: "the daily rate, which is the annual base salary divided by 260 working days".
 _TERM_IS = re.compile(
-    r"\bthe (" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)" + _GLOSS +
+    r"\b(?:the|your) (" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)" + _GLOSS +
     r"(?: used)?(?: for [a-z ]{1,30}?)?,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as|is worked out as) "
     r"(?:the |your |their |an? )?(?:employee'?s'? |associate'?s'? |person'?s'? |staff member'?s'? )?"
     r"(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
@@ -133,9 +133,14 @@ _TIMES_HOURS = re.compile(r"\bdivided by \d[\d,.]* (?:times|multiplied by|x|×) 
                           r"hours\b", re.I)
 
 
+#: An aside in brackets with no figure in it ("(salario bruto anual, which includes the extra payments)").
+_ASIDE = re.compile(r" \([^()\d]{1,120}\)")
+
+
 def _definition(text: str) -> RateDefinition | None:
     if _TIMES_HOURS.search(text):
         return None
+    text = _ASIDE.sub("", text)  # (the definition reads on around a gloss or an aside)
     m = _TERM_IS.search(text)
     if m:
         steps = [("*" if op.lower() in ("multiplied by", "times") else "/", _figure(n)) for op, n in _OP.findall(m.group(4))]
@@ -295,8 +300,20 @@ def rate_multiples(text: str) -> list[RateMultiple]:
         boundary = re.compile(r"[;.]\s")
         before = boundary.split(before)[-1] if not i or boundary.search(before) else ""
         after = boundary.split(text[m.end():found[i + 1].start() if i + 1 < len(found) else len(text)])[0]
-        out.append(RateMultiple(factor, m.group(0), day_kinds(f"{before} {after}")))
+        out.append(RateMultiple(factor, m.group(0), _days_of_clause(f"{before} {after}")))
     return out
+
+
+def _days_of_clause(clause: str) -> frozenset[str]:
+    """The kinds of day a clause pays for; days it leaves out ("any day other than a Sunday or public holiday")
+    are not its days, and what is left of a week is its working days."""
+    from engine.agent.rules.words import words
+
+    parts = words("en").family("rule.excluding").split(clause, maxsplit=1)
+    if len(parts) == 1:
+        return day_kinds(clause)
+    named, left_out = day_kinds(parts[0]), day_kinds(parts[-1])
+    return frozenset((named - left_out) or {"work"})
 
 
 def multiple_for(multiples: list[RateMultiple], question: str) -> RateMultiple | None:

@@ -40,6 +40,7 @@ class View:
     prorated: bool = False  # the part is a part-timer's pro-rata amount (another pipeline's)
     language: str = "en"  # the question's language: the answer's words
     weekly_hours: float | None = None  # the person's contractual hours a week, where the record has them
+    part_time: bool = False  # the record says the person works part-time
 
     @property
     def asked(self) -> str:
@@ -56,8 +57,9 @@ class View:
         return words("en")
 
     def plain(self, unit: Unit) -> Unit:
-        """``unit`` with its figures written as figures ("five days" -> "5 days")."""
-        text = self.rule_words.plain_figures(unit.text)
+        """``unit`` with its figures written as figures ("five days" -> "5 days") and without a document's
+        emphasis marks ("paid at **1.5 times**": the words as a person reads them)."""
+        text = self.rule_words.plain_figures(_EMPHASIS.sub("", unit.text))
         return unit if text == unit.text else Unit(unit.label, text, unit.passage)
 
     def offered(self) -> list[Unit]:
@@ -82,7 +84,12 @@ class View:
         return [f for f in question_figures(self.text) if f.unit in units]
 
     def definitions(self) -> list[RateDefinition]:
-        """The rates the sentences define from pay of the person's kind (engine.agent.rates)."""
+        """The rates the sentences define from pay of the person's kind (engine.agent.rates). None for a
+        part-timer where the sentences make the rate another way for part-time staff ("for part-time colleagues
+        the divisor is their own weekly hours multiplied by 44"): which way applies is the model's reading."""
+        if self.part_time and any(self.rule_words.has("rule.part_time", u.text)
+                                  and self.rule_words.has("rule.rate_making", u.text) for u in self.everything()):
+            return []
         found = [d for u in self.everything() for d in rate_definitions(u.text, self.weekly_hours)
                  if applies_to(d, self.pay_period)]
         return list({d.name: d for d in found}.values())
@@ -150,6 +157,8 @@ def plain(value: float) -> str:
 
 
 _SPLIT = re.compile(r"(?<=[.;])\s+")
+#: A document's emphasis marks (Markdown's ** and __ around words).
+_EMPHASIS = re.compile(r"\*\*|__")
 
 
 def sentences(text: str) -> list[str]:

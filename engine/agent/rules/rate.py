@@ -21,7 +21,9 @@ class DefinedRate(Reader):
         if view.figures(("hours", "days", "weeks", "months", "years")) or view.pay is None \
                 or not asks.has("asks.what_is", view.text):
             return None
-        for u, d in ((u, d) for u in view.offered() for d in rate_definitions(u.text, view.weekly_hours)):
+        known = {(d.per, d.base) for d in view.definitions()}  # (none where part-time staff's rate is made otherwise)
+        for u, d in ((u, d) for u in view.offered() for d in rate_definitions(u.text, view.weekly_hours)
+                     if (d.per, d.base) in known):
             if not applies_to(d, view.pay_period):
                 continue
             if asks.has(f"rate_terms.{d.per}", view.text):
