@@ -561,3 +561,27 @@ def test_a_question_in_another_language_is_split_where_its_next_part_opens(quest
     from engine.agent.routed import split_parts
 
     assert split_parts(question) == parts
+
+
+@pytest.mark.parametrize("question, asked", [
+    ("What is the average pay rate in Nursing?", "average"),
+    ("What is the total pay of the Nursing department?", "total"),
+    ("¿Cuál es el salario medio del departamento de enfermería?", "average"),
+    ("Wie hoch ist das Durchschnittsgehalt in der Pflege?", "average"),
+    ("Quel est le salaire moyen des infirmiers ?", "average"),
+    ("How many people earn more than the average?", ""),  # a count asked wins
+    ("Who has the highest pay rate?", ""),
+    ("¿Cuántos trabajan a media jornada?", ""),
+])
+def test_a_data_question_that_asks_for_an_average_gets_only_that_result(clinic, question, asked):
+    """"What is the average salary in Sales?" was once answered with a count of Sales: where the question asks
+    for an average, a total or a median (in any language file's words), the grammar offers only that."""
+    from engine.agent.sentences import asked_aggregate
+
+    assert asked_aggregate(question) == asked
+    grammar = SlotGrammar(clinic, make_viewer(clinic, "Teresa Kowalczyk"), question=question).grammar()
+    result = next(line for line in grammar.splitlines() if line.startswith("result ::="))
+    if asked:
+        assert f'"{asked} of "' in result and '"count"' not in result and '"names"' not in result
+    else:
+        assert '"count"' in result

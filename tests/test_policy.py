@@ -431,3 +431,14 @@ def test_passages_that_address_the_assistant_are_flagged_in_the_report(capsys, t
     assert "passages addressed to the assistant" in out and "check notice-board.md" in out
     assert main(["index", "--policies", str(MANUAL)]) == 0  # a real handbook raises no flag
     assert "addresses the assistant" not in capsys.readouterr().out
+
+
+def test_markdown_emphasis_is_read_as_its_words(tmp_path):
+    """A handbook that bolds its figures ("paid at **one and a half times**") is read as a person reads it:
+    the quoted rule and the rule readers see the words, never the marks; a lone "**" (a power) stays."""
+    doc = tmp_path / "handbook.md"
+    doc.write_text("## Overtime\n\n**6.3 Rate.** Overtime is paid at **one and a half times** your __hourly__ "
+                   "rate; 2 ** 3 stays.\n", encoding="utf-8")
+    text = " ".join(line.text for line in load_lines(doc))
+    assert "6.3 Rate. Overtime is paid at one and a half times your hourly rate" in text
+    assert "2 ** 3 stays" in text and "**6.3" not in text

@@ -870,3 +870,35 @@ def test_a_rate_over_the_person_s_weekly_hours_is_worked_out_by_code_with_the_ho
     assert re.match(r"Your hourly rate is \d+\.\d+: \d+ / 4\.33 / \d+ \[\d\]\.", trace.answer), trace.answer
     assert [s.observation for s in trace.steps if s.action == "calculator" and "/ 4.33 /" in (s.observation or "")]
     assert "your weekly_hours of" not in trace.answer and "weekly_hours" not in trace.answer.split("\n")[0]
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("¿Quién de mi equipo tiene más días de vacaciones pendientes?", "my_team"),
+    ("Wer in meinem Team hat die meisten Urlaubstage?", "my_team"),
+    ("Qui dans mon équipe a le plus de jours de congés ?", "my_team"),
+    ("Who on my team has the most sick days left?", "my_team"),
+    ("Which team am I in?", "my_data"),  # the asker's own group, not their reports
+    ("What is my salary?", "my_data"),
+])
+def test_a_managers_team_in_any_language_is_the_team(question, kind):
+    """The English embedder reads a Spanish question about "mi equipo" as one about the asker's own record:
+    a manager's team, named in any language file's words, is their direct reports."""
+    from engine.agent.routed import checked_route
+    from engine.agent.router import Route
+
+    allowed = ["my_data", "my_team", "company", "policy", "policy_me", "policy_calc"]
+    assert checked_route(Route("my_data", "code"), question, allowed).kind == kind
+    assert checked_route(Route("my_data", "code"), question, [k for k in allowed if k != "my_team"]).kind == "my_data"
+
+
+@pytest.mark.parametrize("question", ["¿Cuántos días de vacaciones tengo pendientes?",
+                                      "Wie viele Urlaubstage habe ich noch übrig?",
+                                      "Combien de jours de congés me restent ?"])
+def test_how_much_i_have_left_in_another_language_is_my_record(question):
+    from engine.agent.routed import checked_route
+    from engine.agent.router import Route
+
+    allowed = ["my_data", "policy", "policy_me", "policy_calc"]
+    assert checked_route(Route("policy_me", "model"), question, allowed, ["Vacation balance"]).kind == "my_data"
+    assert checked_route(Route("policy_me", "model"), "¿Cuántos días de vacaciones al año me corresponden?",
+                         allowed, ["Vacation balance"]).kind == "policy_me"

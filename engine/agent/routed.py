@@ -66,13 +66,13 @@ from engine.agent.evidence import (
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.loop import Agent
 from engine.agent.memory import Memory
-from engine.agent.sentences import part_split, say
+from engine.agent.sentences import part_split, say, team_words
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
 from engine.agent.rates import applies_to, rate_definition
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
-from engine.agent.rules.words import words as rule_words
+from engine.agent.rules.words import in_any_language, words as rule_words
 from engine.agent.slots import SLOT_TOKENS
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
 from engine.agent.stage_data import LookingUp
@@ -128,7 +128,9 @@ _COMBINE = re.compile(r"\b(add(s|ed)? up|sum|total|combined|together|altogether|
 _BACK = re.compile(r"\b(they|them|those|these|both|the two|all of them|each of them)\b", re.I)
 #: Money for a quantity the question states, and "how many … do I have (left)?" (engine/agent/rules/lang/en.toml).
 _AMOUNT_FOR = rule_words().family("asks.amount_for")
-_HAVE_LEFT = rule_words().family("asks.have_left")
+#: "Which team am I in?" names the asker's own group, not their reports.
+_WHICH_TEAM = re.compile(r"\b(?:which|what)\s+team\b", re.I)
+_HAVE_LEFT = in_any_language("asks.have_left")  # (in the question's language too: "cuántos … me quedan")
 
 
 def split_parts(question: str) -> list[str]:
@@ -1045,6 +1047,10 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     much of something I have left is my record, where the record (``record``: its field labels, when
     known) keeps a balance of the kind of leave the question names ("how many days of bereavement leave
     do I have?" is the policy's, where only vacation and sick days are kept)."""
+    if route.kind in ("my_data", "company") and "my_team" in allowed and team_words().search(text) \
+            and not _WHICH_TEAM.search(text):
+        # "¿Quién de mi equipo tiene más días pendientes?": a manager's own team, whatever the vote said.
+        return Route("my_team", "code", route.candidates, route.scores)
     if route.kind in ("my_data", "my_calc") and _POLICY_ACTION.search(text) and "policy_calc" in allowed:
         return Route("policy_calc", "code", route.candidates, route.scores)
     rate = _ASKS_RATE.search(text)

@@ -1,5 +1,6 @@
 """The sentences code writes into an answer itself, in the question's language
-(``engine/agent/lang/<code>.toml``; English fills a key a language lacks)."""
+(``engine/agent/lang/<code>.toml``; English fills a key a language lacks), and the words of a
+question those files keep (where its next part opens, what a data question asks for)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,39 @@ def part_split() -> re.Pattern | None:
         if conjunctions and words:
             alternatives.append(rf",?\s+(?:{conjunctions})\s+(?=(?:{words})\b)")
     return re.compile("|".join(alternatives), re.I) if alternatives else None
+
+
+@functools.lru_cache(maxsize=None)
+def aggregate_words() -> dict[str, re.Pattern]:
+    """What a data question asks for ("average", "total", "median", "count"): every language's
+    ``[aggregates]`` words as one pattern per kind."""
+    words: dict[str, list[str]] = {}
+    for code in languages():
+        for kind, phrases in _file(code).get("aggregates", {}).items():
+            words.setdefault(kind, []).extend(phrases)
+    def one(phrase: str) -> str:
+        return re.escape(phrase[:-1]) + r"\w*" if phrase.endswith("*") else re.escape(phrase)
+
+    return {kind: re.compile(r"(?<!\w)(?:" + "|".join(one(p) for p in sorted(set(phrases), key=len, reverse=True))
+                             + r")(?!\w)", re.I) for kind, phrases in words.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def team_words() -> re.Pattern:
+    """Every language's words for the asker's direct reports ("my team", "mi equipo", "mein Team")."""
+    phrases = sorted({p for code in languages() for p in _file(code).get("team", {}).get("words", ())},
+                     key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, phrases)) + r")(?!\w)", re.I) if phrases \
+        else re.compile(r"(?!x)x")
+
+
+def asked_aggregate(question: str) -> str:
+    """"average", "total" or "median" where a data question asks for that of a figure, "" else (a count or
+    names asked win: "How many people earn more than the average?")."""
+    words = aggregate_words()
+    if "count" in words and words["count"].search(question):
+        return ""
+    return next((kind for kind in ("average", "median", "total") if kind in words and words[kind].search(question)), "")
 
 
 def languages() -> list[str]:

@@ -20,6 +20,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from engine.agent.sentences import asked_aggregate
 from engine.data.employees import normalise_name, unsort_name
 from engine.errors import ToolInputError
 
@@ -283,7 +284,10 @@ class SlotGrammar:
         per = ' (" per " groupcol)?' if self.grouping else ""
         if self.grouping:
             results.append('"count per " groupcol')
-        if self.numeric:
+        asked = asked_aggregate(self.question) if self.question and self.numeric else ""
+        if asked:  # "What is the average salary in Sales?": that average, of a figure, never a count
+            results = [f'"{asked} of " rankcol{per}']
+        elif self.numeric:
             aggregates = '("average" | "total" | "median" | ' + (ends if direction else '"highest" | "lowest"') + ")"
             results += [f'{aggregates} " of " rankcol{per}', f'"the " top " with the " {ends} " " rankcol']
         rules = [

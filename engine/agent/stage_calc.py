@@ -71,6 +71,8 @@ class Calculating(Stage):
     def _settle(self, part: Part, settled: Settled, view: View, sources: list[str]) -> Iterator[Step]:
         """A reader's settlement: the calculator works its lines out, and its sentence is the part's answer."""
         rules = [u for u in (settled.rule, *settled.also) if u is not None]
+        # (a rate the answer names rests on the sentence that defines it: "your hourly rate of 19.35 (34056 / 1760)")
+        rules += [u for u in view.defining([v.name for v in settled.variables]) if u.label not in {r.label for r in rules}]
         original = {u.label: u for p in part.passages for u in p.units}
         if not settled.code:  # a rule that answers by itself (a window it forbids): no figure to work out
             self.trace.checks.append(f"part {part.number}: {settled.check}: said by code ({settled.reader})")

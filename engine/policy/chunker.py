@@ -16,7 +16,9 @@ from dataclasses import asdict, dataclass
 
 from engine.policy.loaders import Line
 
-CHUNKER_VERSION = 8  # 8: a Word table in its place, as Markdown table rows; 7: "2.1 Title" items, long sections cut between lines
+# 9: Markdown strong emphasis marks dropped; 8: a Word table in its place, as Markdown table rows;
+# 7: "2.1 Title" items, long sections cut between lines
+CHUNKER_VERSION = 9
 MAX_WORDS = 150  # all-MiniLM-L6-v2 reads 256 word pieces; the heading path takes some of them
 SEPARATOR = " › "
 

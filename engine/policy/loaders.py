@@ -47,6 +47,15 @@ def _text_lines(text: str, page: int | None = None) -> list[Line]:
             if t.strip() and not JUNK_LINES.match(t)]
 
 
+#: Markdown's strong emphasis around words ("**1.5 times**", "__Note__"): a reader sees the words, not the marks.
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+
+
+def _plain_markdown(text: str) -> str:
+    """Markdown text without its strong-emphasis marks (a quoted rule reads "paid at 1.5 times")."""
+    return _STRONG.sub(r"\2", text)
+
+
 _FRONT_MATTER_LINE = re.compile(r"^\s*([A-Za-z_][\w-]*\s*:|-\s|#)")
 
 
@@ -186,7 +195,8 @@ def load_lines(path: Path) -> list[Line]:
             if b"\x00" in raw[:2048] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
                 raise DataFileError(f"{path.name} is not a text file.", hint="Save it as UTF-8 text or Markdown.")
             text = decode_text(raw)
-            lines = _text_lines(_without_front_matter(text) if suffix in (".md", ".markdown") else text)
+            lines = _text_lines(_plain_markdown(_without_front_matter(text)) if suffix in (".md", ".markdown")
+                                else text)
     except DataFileError:
         raise
     except OSError as exc:

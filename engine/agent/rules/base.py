@@ -94,6 +94,12 @@ class View:
                  if applies_to(d, self.pay_period)]
         return list({d.name: d for d in found}.values())
 
+    def defining(self, names: list[str]) -> list[Unit]:
+        """The sentences that define the rates named ``names`` (those :meth:`rates` made)."""
+        made = {d.name for d in self.definitions()}
+        return [u for u in self.everything() if any(d.name in names and d.name in made and applies_to(d, self.pay_period)
+                                                    for d in rate_definitions(u.text, self.weekly_hours))]
+
     def rates(self) -> list[tuple[Variable, str, str]]:
         """(the rate, what it is, per what) the person is paid at: their hourly rate where they are paid by the
         hour, and each rate the sentences define from their pay."""

@@ -193,3 +193,13 @@ def question_units() -> dict[str, str]:
             out.update({_fold(p): unit for p in phrases})
     return out
 
+
+@functools.lru_cache(maxsize=None)
+def in_any_language(name: str) -> re.Pattern:
+    """Family ``name`` in every language's words at once, for code that reads a question before it knows
+    its language ("how many … do I have left", "wie viele … noch", "cuántos … me quedan")."""
+    phrases: list[str] = []
+    for code in languages():
+        phrases += [p for p in words(code).families.get(name, ()) if p not in phrases]
+    return _compiled("all", name, tuple(phrases))
+
