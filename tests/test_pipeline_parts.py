@@ -585,3 +585,17 @@ def test_a_data_question_that_asks_for_an_average_gets_only_that_result(clinic, 
         assert f'"{asked} of "' in result and '"count"' not in result and '"names"' not in result
     else:
         assert '"count"' in result
+
+
+def test_a_service_band_that_leaves_its_high_end_out_picks_one_row():
+    """A notice table by service: "1 year up to, but not including, 3 years", "8 years or longer"; at exactly
+    3 years only the next band applies."""
+    from engine.agent.applies import Figure, judge
+
+    rows = ["Length of service: Under 1 year; Notice you must give: 15 calendar days",
+            "Length of service: 1 year up to, but not including, 3 years; Notice you must give: 1 month",
+            "Length of service: 3 years up to, but not including, 8 years; Notice you must give: 2 months",
+            "Length of service: 8 years or longer; Notice you must give: 3 months"]
+    for years, row in ((0.5, 0), (1, 1), (3, 2), (4.4, 2), (8, 3), (12, 3)):
+        verdicts = [judge(r, "Notice", [], Figure(years, "years", f"{years} years of service"))[0] for r in rows]
+        assert verdicts == ["applies" if i == row else "not" for i in range(4)], years

@@ -31,6 +31,9 @@ _UNITS = {"hour": "hours", "hours": "hours", "hr": "hours", "hrs": "hours", "day
 
 #: Ranges a row states, as (pattern, kind): the numbers come first, the unit word last.
 _RANGES = [
+    # "1 year up to, but not including, 3 years", "2 to less than 5 years": the high end left out
+    (re.compile(rf"\b{_NUM}\s+(?:{_UNIT}\s+)?(?:up to|to|until),?\s+(?:but\s+)?(?:not including|excluding|less than|"
+                rf"under|below|fewer than),?\s+{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I), "from_below"),
     (re.compile(rf"\bbetween {_NUM} and {_NUM}\s+(?:\w+\s+)?{_UNIT}", re.I), "between"),
     (re.compile(rf"\b{_NUM}\s*(?:to|-|–|and up to|up to)\s*{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I),
      "between"),
@@ -44,7 +47,8 @@ _RANGES = [
     (re.compile(rf"\b{_NUM}\s+or\s+{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I), "between"),
     (re.compile(rf"\b(?:after|at least|from|minimum of)\s+{_NUM}\s+(?:full\s+|calendar\s+|"
                 rf"working\s+|consecutive\s+)?{_UNIT}", re.I), "at_least"),
-    (re.compile(rf"\b{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}\s+or more\b", re.I), "at_least"),
+    (re.compile(rf"\b{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}\s+or (?:more|longer|over|above)\b", re.I),
+     "at_least"),
     (re.compile(rf"\b{_NUM}\+\s*{_UNIT}", re.I), "at_least"),
     (re.compile(rf"\b{_NUM} or more\s+(?:\w+\s+)?{_UNIT}", re.I), "at_least"),
     (re.compile(r"\bin the first year\b", re.I), "first_year"),
@@ -121,7 +125,7 @@ def _ranges(text: str) -> list[tuple[str, float, float | None, str]]:
             nums = [_value(g) for g in groups if g.lower() not in _UNITS and g.strip() not in ("the",)]
             if kind == "first_year":
                 out.append(("below", 1.0, None, "years"))
-            elif kind in ("between", "after_upto") and len(nums) >= 2:
+            elif kind in ("between", "after_upto", "from_below") and len(nums) >= 2:
                 out.append((kind, nums[0], nums[1], unit))
             elif nums:
                 out.append((kind, nums[0], None, unit))
@@ -131,6 +135,8 @@ def _ranges(text: str) -> list[tuple[str, float, float | None, str]]:
 def _holds(kind: str, low: float, high: float | None, value: float) -> bool:
     if kind in ("between", "after_upto"):
         return low <= value <= (high if high is not None else low)
+    if kind == "from_below":
+        return low <= value < (high if high is not None else low)
     return {"below": value < low, "at_most": value <= low, "above": value > low, "at_least": value >= low}.get(kind, False)
 
 
