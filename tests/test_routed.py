@@ -902,3 +902,18 @@ def test_how_much_i_have_left_in_another_language_is_my_record(question):
     assert checked_route(Route("policy_me", "model"), question, allowed, ["Vacation balance"]).kind == "my_data"
     assert checked_route(Route("policy_me", "model"), "¿Cuántos días de vacaciones al año me corresponden?",
                          allowed, ["Vacation balance"]).kind == "policy_me"
+
+
+@pytest.mark.parametrize("question", ["¿Cuánto cobro por hora?", "Wie hoch ist mein Stundenlohn?",
+                                      "Quel est mon taux horaire ?"])
+def test_my_rate_asked_in_another_language_is_the_policys_definition(question):
+    """A salaried person's hourly rate, asked in Spanish, German or French, is the policy's definition applied
+    to their pay (as in English), where the record keeps no such rate; a question with a figure is not."""
+    from engine.agent.routed import checked_route
+    from engine.agent.router import Route
+
+    allowed = ["policy", "policy_me", "policy_calc", "my_data"]
+    assert checked_route(Route("policy", "code"), question, allowed, ["Annual salary (EUR)"]).kind == "policy_calc"
+    assert checked_route(Route("my_data", "code"), question, allowed, ["Stundenlohn", "Hourly rate"]).kind == "my_data"
+    assert checked_route(Route("policy", "code"), "¿Cuánto cobraría por 6 horas extra?", allowed,
+                         ["Annual salary (EUR)"]).kind == "policy"

@@ -1041,6 +1041,16 @@ class _Turn(Calculating, LookingUp):
 NOT_WORKED_OUT = say("not_worked_out")
 
 
+def _asks_rate_in_any_language(text: str) -> str:
+    """"hourly", "daily" or "weekly" where a question in any language's words asks for the person's rate
+    ("¿Cuánto cobro por hora?", "Wie hoch ist mein Stundenlohn?"); "" else, and for a question with a figure
+    ("… for 6 hours")."""
+    if re.search(r"\d", text) or not in_any_language("asks.what_is").search(text):
+        return ""
+    return next((adjective for per, adjective in (("hour", "hourly"), ("day", "daily"), ("week", "weekly"))
+                 if in_any_language(f"rate_terms.{per}").search(text)), "")
+
+
 def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None) -> Route:
     """Code's word on two kinds it can tell from the question's own words, over the vote and the model:
     what a rule does to my balance (carry over, cash out, forfeit) is a policy applied to me, and how
@@ -1054,10 +1064,10 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     if route.kind in ("my_data", "my_calc") and _POLICY_ACTION.search(text) and "policy_calc" in allowed:
         return Route("policy_calc", "code", route.candidates, route.scores)
     rate = _ASKS_RATE.search(text)
-    if route.kind in ("my_data", "policy", "policy_me") and rate and record is not None and "policy_calc" in allowed:
+    per = (rate.group(1) or rate.group(2)).lower() if rate else _asks_rate_in_any_language(text)
+    if route.kind in ("my_data", "policy", "policy_me") and per and record is not None and "policy_calc" in allowed:
         # A rate the record does not keep ("hourly" in no field of a salaried person's) is the policy's
         # definition applied to their pay (engine.agent.rules.rate), or else the model's reading of it.
-        per = (rate.group(1) or rate.group(2)).lower()
         unit = {"hourly": "hour", "daily": "day", "weekly": "week"}.get(per, per)
         kept = re.compile(rf"\b(?:{per}|{unit}ly|per {unit}|{unit} rate|rate per {unit})\b", re.I)
         if not any(kept.search(label) for label in record):

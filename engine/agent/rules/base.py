@@ -84,14 +84,16 @@ class View:
         return [f for f in question_figures(self.text) if f.unit in units]
 
     def definitions(self) -> list[RateDefinition]:
-        """The rates the sentences define from pay of the person's kind (engine.agent.rates). None for a
-        part-timer where the sentences make the rate another way for part-time staff ("for part-time colleagues
-        the divisor is their own weekly hours multiplied by 44"): which way applies is the model's reading."""
-        if self.part_time and any(self.rule_words.has("rule.part_time", u.text)
-                                  and self.rule_words.has("rule.rate_making", u.text) for u in self.everything()):
-            return []
+        """The rates the sentences define from pay of the person's kind (engine.agent.rates). For a part-timer
+        where the sentences make the rate another way for part-time staff ("for part-time colleagues the divisor
+        is their own weekly hours multiplied by 44"), only a rate made over their own weekly hours: which other
+        way applies is the model's reading."""
         found = [d for u in self.everything() for d in rate_definitions(u.text, self.weekly_hours)
                  if applies_to(d, self.pay_period)]
+        if self.part_time and any(self.rule_words.has("rule.part_time", u.text)
+                                  and self.rule_words.has("rule.rate_making", u.text) for u in self.everything()):
+            # (a rate made over the person's own weekly hours is already a part-timer's)
+            found = [d for d in found if d.over_hours is not None]
         return list({d.name: d for d in found}.values())
 
     def defining(self, names: list[str]) -> list[Unit]:
