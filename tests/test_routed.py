@@ -230,12 +230,20 @@ def test_other_small_talk_takes_one_call_and_no_tool(tools, embedder):
 
 
 @pytest.mark.parametrize("broken", ["2, 2, 2, 2, 2, 2", "You have 2 days = 2 = 2 1, 2, 2 / 2, 1, 2, 2"])
-def test_a_degenerate_answer_is_replaced_by_an_honest_sentence(tools, embedder, broken):
+def test_a_degenerate_answer_is_replaced_by_the_record_fields_or_an_honest_sentence(tools, embedder, broken):
+    """A broken answer about the person's record is replaced by the fields it chose, said by code; about a
+    policy, by an honest sentence."""
     question = "How many sick days do I have left?"
     agent, _ = make(tools, embedder, ["sick_days_remaining\n", broken], bank=[(question, "my_data")])
     trace, _ = answer_of(agent, question)
+    fields = [s.observation for s in trace.steps if s.action == "employee_data"][-1]
+    assert trace.answer.startswith("Your record says: ") and trace.complete and trace.ungrounded_numbers == []
+    assert fields.split(": ", 1)[1].split(" (")[0] in trace.answer
+    assert any("broken text" in c and "record's fields" in c for c in trace.checks)
+    question = "What does the policy say about sick leave?"
+    agent, _ = make(tools, embedder, [broken], bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
     assert trace.answer.startswith("I could not write a clear answer") and not trace.complete
-    assert any("broken text" in c for c in trace.checks)
 
 
 @pytest.mark.parametrize("text, why", [

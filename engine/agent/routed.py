@@ -821,9 +821,11 @@ class _Turn(Calculating, LookingUp):
             sources_all += sources
             broken = "empty" if not text else degenerate(text)
             if broken:
-                self.trace.checks.append(f"part {part.number}: the answer was broken text ({broken}); replaced")
-                text = say("broken", self.language)
-                complete = False
+                said = self._record_fields(part)
+                self.trace.checks.append(f"part {part.number}: the answer was broken text ({broken}); replaced"
+                                         + (" by the record's fields" if said else ""))
+                text = said or say("broken", self.language)
+                complete = complete and bool(said)
             texts.append(text)
             if len(parts) > 1:
                 yield AnswerToken("\n")
@@ -841,6 +843,15 @@ class _Turn(Calculating, LookingUp):
         self.trace.ungrounded_numbers = unsourced
         self._finish(shown, answer, complete)
         yield FinalAnswer(shown, complete, unsourced)
+
+    def _record_fields(self, part: Part) -> str:
+        """The record's fields a question about it chose, said by code ("Your record says: Resturlaub (Tage):
+        17."), for an answer the model could not write; "" where the part is not about the record."""
+        if part.kind != "my_data" or not part.fields:
+            return ""
+        facts = [f for f in self.agent.profile.facts + self.agent.profile.computed if f.label in part.fields]
+        return say("from_record", self.language, facts="; ".join(f"{f.label}: {f.value}" for f in facts)) \
+            if facts else ""
 
     def _part_sources(self, part: Part) -> list[str]:
         """Where the figures of a part's answer may come from: its own look-ups and results."""
