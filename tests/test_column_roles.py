@@ -256,7 +256,8 @@ def test_the_map_stays_the_same_under_shuffled_columns_renamed_headers_and_eithe
     ("Wie lange ist die Probezeit?", "de"), ("Combien de jours de congés me reste-t-il ?", "fr"),
     ("Qui est mon responsable ?", "fr"), ("¿Cuántos días de vacaciones me quedan?", "es"),
     ("Hoeveel verlofdagen heb ik nog?", "nl"), ("Quanti giorni di ferie mi restano?", "it"),
-    ("Quantos dias de férias me restam?", "pt"),
+    ("Quantos dias de férias me restam?", "pt"), ("¿Cuánto cobro por hora?", "es"),
+    ("¿Cuánto es la dieta diaria en un viaje al extranjero?", "es"),
     ("How many vacation days do I have left?", "en"), ("Who is my manager?", "en"),
     ("How many Urlaubstage do I have left?", "en"), ("Is Jürgen Weiß in Stuttgart?", "en"), ("Hello", "en")])
 def test_the_language_of_a_question_is_read_from_its_common_words(question, lang):
