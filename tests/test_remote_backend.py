@@ -333,3 +333,13 @@ def test_the_server_build_takes_its_version_from_the_source_distribution_on_a_ho
     assert "pass the source distribution to build from with --sdist FILE" in capsys.readouterr().err
     assert build.main(["--print-only", "--cache", str(tmp_path), "--sdist", "llama_cpp_python-0.3.36.tar.gz"]) == 2
     assert "No llama-server is built yet" in capsys.readouterr().err
+
+
+def test_an_event_stream_is_split_at_line_feeds_only():
+    """A model may write U+2028 or U+0085, which JSON leaves unescaped; httpx's iter_lines split the event there
+    and the answer was refused as "not an answer" (seen with llama-server and a random-weight model). A
+    character cut between two network chunks is joined again."""
+    from engine.model.remote import sse_lines
+
+    chunks = [b'data: {"text":"a\xe2\x80\xa8b\xc2', b'\x85c"}\r\n', b"\n", b"data: [DO", b"NE]\n"]
+    assert list(sse_lines(chunks)) == ['data: {"text":"a\u2028b\x85c"}', "", "data: [DONE]"]

@@ -33,7 +33,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generator, Sequence
+from typing import Any, Generator, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit
 
 from engine.model.chat_template import ChatTemplate
@@ -356,7 +356,7 @@ class RemoteBackend(StreamingBackend):
                             raise ServerError(f"The model server at {self.url} answered {r.status_code}: {detail}",
                                               hint="See the server's log; your question is kept and can be sent "
                                                    "again.")
-                        for line in r.iter_lines():
+                        for line in sse_lines(r.iter_bytes()):
                             if cancel is not None and cancel.is_set():
                                 reason = "cancelled"
                                 break  # leaving the block closes the connection: the server stops
@@ -430,3 +430,18 @@ class RemoteBackend(StreamingBackend):
 
     def close(self) -> None:
         self._client.close()
+
+
+def sse_lines(chunks: Iterable[bytes]) -> Iterator[str]:
+    """The lines of a server-sent event stream, split at line feeds only. (httpx's ``iter_lines`` also splits
+    at U+2028, U+0085 and other characters that JSON leaves unescaped, so a model that writes one of them cut
+    an event in two: "sent something that is not an answer".)"""
+    buffer = b""
+    for chunk in chunks:
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            yield line.rstrip(b"\r").decode("utf-8", "replace")
+    if buffer:
+        yield buffer.rstrip(b"\r").decode("utf-8", "replace")
+
