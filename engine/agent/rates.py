@@ -20,14 +20,13 @@ _PER_WORD = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "mon
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 #: Words between a period and its pay ("the annual gross salary", "the monthly base fixed pay").
 _PAY_WORDS = r"(?: (?:base|basic|gross|fixed|contractual|agreed))*"
-#: Words before a rate's name ("the ordinary hourly rate") and a gloss after it ("(precio hora)").
+#: Words before a rate's name ("the ordinary hourly rate"); a gloss after it is an aside (_ASIDE).
 _TERM_WORDS = r"(?:base |basic |regular |normal |standard |ordinary |gross )?"
-_GLOSS = r"(?: \([^()]{1,60}\))?"
 #: "the base hourly rate is the annual salary divided by 2,080 hours",
 #: "the daily rate is the monthly base rate multiplied by 12 and divided by 260",
 #: "the daily rate, which is the annual base salary divided by 260 working days".
 _TERM_IS = re.compile(
-    r"\b(?:the|your) (" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)" + _GLOSS +
+    r"\b(?:the|your) (" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)" +
     r"(?: used)?(?: for [a-z ]{1,30}?)?,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as|is worked out as) "
     r"(?:the |your |their |an? )?(?:employee'?s'? |associate'?s'? |person'?s'? |staff member'?s'? )?"
     r"(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
@@ -41,7 +40,7 @@ _FRACTION_OF = re.compile(
     r"(?: base)? (?:salary|pay|base rate|rate|wage)", re.I)
 #: "Hourly rate = annual salary / 2,080", "daily rate = monthly salary x 12 / 260".
 _TERM_EQUALS = re.compile(
-    r"(?<![\w-])(" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage))" + _GLOSS + r"\s*=\s*"
+    r"(?<![\w-])(" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage))\s*=\s*"
     r"(?:the |your )?(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:\s*[/÷x×*]\s*" + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
 #: "To find your hourly rate, divide your annual salary by 2,080", "divide the annual salary by 260 to get the

@@ -590,10 +590,9 @@ class _Turn(Calculating, LookingUp):
         if not _AMOUNT.search(part.text):
             return ""
         rules = [u.text for p in part.passages for u in p.units]
-        computed = {f.label: f.value for f in profile.computed}
         data = self.agent.tools.of(EmployeeDataTool)
         share = profile.full_time_week is not None or (data is not None and data.table.role("fte") is not None)
-        if computed.get("Works") == "part-time" and share and any(map(_PRO_RATA.search, rules)):
+        if profile.part_time and share and any(map(_PRO_RATA.search, rules)):
             return "pro rata"
         # (a rule about holiday that grows with service says nothing of weeks of sick pay beside it)
         if profile.service_years is not None and any(_BY_SERVICE.search(r) and caps.same_kind(part.text, r)

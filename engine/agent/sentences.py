@@ -36,6 +36,15 @@ def part_split() -> re.Pattern | None:
     return re.compile("|".join(alternatives), re.I) if alternatives else None
 
 
+def _phrases(phrases) -> re.Pattern:
+    """Whole words or phrases of a language file's list, longest first; "stem*" is the start of a word."""
+    def one(phrase: str) -> str:
+        return re.escape(phrase[:-1]) + r"\w*" if phrase.endswith("*") else re.escape(phrase)
+
+    alternatives = "|".join(one(p) for p in sorted(set(phrases), key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I) if alternatives else re.compile(r"(?!x)x")
+
+
 @functools.lru_cache(maxsize=None)
 def aggregate_words() -> dict[str, re.Pattern]:
     """What a data question asks for ("average", "total", "median", "count"): every language's
@@ -44,20 +53,13 @@ def aggregate_words() -> dict[str, re.Pattern]:
     for code in languages():
         for kind, phrases in _file(code).get("aggregates", {}).items():
             words.setdefault(kind, []).extend(phrases)
-    def one(phrase: str) -> str:
-        return re.escape(phrase[:-1]) + r"\w*" if phrase.endswith("*") else re.escape(phrase)
-
-    return {kind: re.compile(r"(?<!\w)(?:" + "|".join(one(p) for p in sorted(set(phrases), key=len, reverse=True))
-                             + r")(?!\w)", re.I) for kind, phrases in words.items()}
+    return {kind: _phrases(phrases) for kind, phrases in words.items()}
 
 
 @functools.lru_cache(maxsize=None)
 def team_words() -> re.Pattern:
     """Every language's words for the asker's direct reports ("my team", "mi equipo", "mein Team")."""
-    phrases = sorted({p for code in languages() for p in _file(code).get("team", {}).get("words", ())},
-                     key=len, reverse=True)
-    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, phrases)) + r")(?!\w)", re.I) if phrases \
-        else re.compile(r"(?!x)x")
+    return _phrases(p for code in languages() for p in _file(code).get("team", {}).get("words", ()))
 
 
 def asked_aggregate(question: str) -> str:

@@ -65,6 +65,11 @@ class Profile:
     def found(self) -> bool:
         return bool(self.facts)
 
+    @property
+    def part_time(self) -> bool:
+        """The record says the person works part-time (the computed "Works" fact)."""
+        return any(f.label == "Works" and f.value == "part-time" for f in self.computed)
+
     def render(self) -> str:
         """The record as the model reads it (inside the system prompt, after everything shared)."""
         if not self.facts:
@@ -170,7 +175,7 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
         profile.facts.append(Fact(col.name, text, note, col.name))
         shown.append(col.name)
     profile.computed = _computed(table, viewer, row, day, schema, hourly)
-    if any(f.label == "Works" and f.value == "part-time" for f in profile.computed):
+    if profile.part_time:
         # A part-timer's pro-rata share is their hours over a full-time week, which the handbook often says
         # only by example ("scheduled 20 hours a week accrues half"): the data says it plainly.
         profile.full_time_week = full_time_week(table, viewer)

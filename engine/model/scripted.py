@@ -10,7 +10,6 @@ prefix accounting (a "token" here is a word, a space or a punctuation mark).
 from __future__ import annotations
 
 import os
-
 import re
 import threading
 import time

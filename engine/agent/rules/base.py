@@ -98,9 +98,9 @@ class View:
 
     def defining(self, names: list[str]) -> list[Unit]:
         """The sentences that define the rates named ``names`` (those :meth:`rates` made)."""
-        made = {d.name for d in self.definitions()}
-        return [u for u in self.everything() if any(d.name in names and d.name in made and applies_to(d, self.pay_period)
-                                                    for d in rate_definitions(u.text, self.weekly_hours))]
+        wanted = {d.name for d in self.definitions()} & set(names)
+        return [u for u in self.everything()
+                if any(d.name in wanted for d in rate_definitions(u.text, self.weekly_hours))]
 
     def rates(self) -> list[tuple[Variable, str, str]]:
         """(the rate, what it is, per what) the person is paid at: their hourly rate where they are paid by the
