@@ -217,6 +217,10 @@ def test_a_ranking_offers_only_the_columns_the_question_names_and_a_filter_only_
     named = dict(line.split(" ::= ", 1) for line in SlotGrammar(
         clinic, hr, question="What is Rosa's job title?").grammar().splitlines())
     assert '"\\"Name\\""' in named["cond"]
+    # A capital is no name: German capitalises nouns, Spanish opens with "¿Quién".
+    for question in ("Wer in meinem Team hat die meisten Urlaubsstunden?", "¿Quién de mi equipo tiene más horas?"):
+        rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(clinic, hr, question=question).grammar().splitlines())
+        assert '"\\"Name\\""' not in rules.get("cond", "")
 
 
 def test_a_tie_at_the_top_is_kept():

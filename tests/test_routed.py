@@ -254,6 +254,9 @@ def test_a_degenerate_answer_is_replaced_by_the_record_fields_or_an_honest_sente
     ("Your daily rate is 36500 / 260 = 140.38, so 10 days pay $1,403.85 [1].", ""),
     ("Number of employees per department:\n\n| department | count |\n|---|---|\n| Sales | 7 |\n| HR | 4 |", ""),
     ("Worked out: 1 + 2 + 3 + 4 + 5 = 15.", ""),
+    ("Du hast noch 2026-1-2026 Urlaubstage.", "no date"),
+    ("You started on 2026-13-02.", "no date"),
+    ("You started on 2021-03-15 and your fixed term ends on 31-12-2026.", ""),
 ])
 def test_broken_text_is_told_from_sentences_by_its_shape(text, why):
     from engine.agent.degenerate import degenerate
@@ -925,3 +928,36 @@ def test_my_rate_asked_in_another_language_is_the_policys_definition(question):
     assert checked_route(Route("my_data", "code"), question, allowed, ["Stundenlohn", "Hourly rate"]).kind == "my_data"
     assert checked_route(Route("policy", "code"), "¿Cuánto cobraría por 6 horas extra?", allowed,
                          ["Annual salary (EUR)"]).kind == "policy"
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Who is currently on parental leave?", "company"),  # Elternzeit, glossed in engine/data/lang/de.toml
+    ("Wer ist gerade in Elternzeit?", "company"),
+    ("How many days of parental leave can I take?", "policy"),  # no people asked for
+    ("Who approves parental leave?", "policy"),  # people, but none with a value of the data
+])
+def test_a_question_for_the_people_with_a_status_of_the_data_is_about_the_data(embedder, question, kind):
+    tools = company("brueckner-feinmechanik", "personal_export.csv")
+    agent, _ = make(tools, embedder, ['everyone\nFilter: none\nResult: names\n', "Nobody.", "Nobody."],
+                    user="Sabine Hoffmann", bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert trace.route[0]["kind"] == kind
+    assert any("asks which people" in c for c in trace.checks) == (kind == "company")
+
+
+def test_a_rule_by_length_of_service_asked_of_me_is_applied_to_me(embedder):
+    """"How much notice do I have to give?" routed as a plain policy question: the notice rule depends on
+    the length of service, so the asker's is read and the row that holds for it marked; asked of nobody
+    in particular, the policy is quoted as it stands."""
+    tools = company("brueckner-feinmechanik", "personal_export.csv")
+    question = "How much notice do I have to give?"
+    agent, backend = make(tools, embedder, ["The notice period is 4 weeks [1]."], user="Dieter Schäfer",
+                          bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert any("length of service, asked of me" in c for c in trace.checks), trace.checks
+    assert "employee_data" in used(trace) and "of service" in backend.prompts[-1]
+    plain = "What notice period applies when an employee resigns?"
+    agent, backend = make(tools, embedder, ["It depends on service [1]."], user="Dieter Schäfer",
+                          bank=[(plain, "policy")])
+    trace, _ = answer_of(agent, plain)
+    assert not any("asked of me" in c for c in trace.checks) and "employee_data" not in used(trace)

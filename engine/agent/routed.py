@@ -33,7 +33,7 @@ from typing import Generator, Iterator
 
 from engine.agent import caps, small_talk
 from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
-from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note
+from engine.agent.applies import Figure, mark_units, mentions_probation, probation_length, probation_note
 from engine.agent.calc_slot import (
     Calculation,
     Variable,
@@ -66,14 +66,14 @@ from engine.agent.evidence import (
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.loop import Agent
 from engine.agent.memory import Memory
-from engine.agent.sentences import part_split, say, team_words
+from engine.agent.sentences import part_split, people_words, say, self_words, team_words
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
 from engine.agent.rates import applies_to, rate_definition
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
 from engine.agent.rules.words import in_any_language, words as rule_words
-from engine.agent.slots import SLOT_TOKENS
+from engine.agent.slots import SLOT_TOKENS, mentioned
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
 from engine.agent.stage_data import LookingUp
 from engine.agent.steps import (
@@ -527,9 +527,31 @@ class _Turn(Calculating, LookingUp):
             self.messages, self.partial = saved
             route = Route(a.router.parse(chosen, vote.candidates), "model", vote.candidates, vote.scores)
         route = checked_route(route, text, allowed, [f.label for f in a.profile.facts])
+        route = self._people_with(route, text, allowed)
         self.trace.route.append({"part": part.number, "text": part.text, **route.to_dict()})
         yield ThoughtStep(f"This is a question about {KINDS[route.kind]}.")
         return route
+
+    def _people_with(self, route: Route, text: str, allowed: list[str]) -> Route:
+        """"Who is on parental leave?", "Wie viele Mitarbeiter arbeiten in Teilzeit?": a question that asks
+        which people (or how many) have a status, an employment type or a site the data holds, named by one
+        of its values (or the value's English gloss: Elternzeit), is about the data, not the policy."""
+        if route.kind not in ("policy", "policy_me") or not people_words().search(text):
+            return route
+        data = self.agent.tools.of(EmployeeDataTool)
+        if data is None:
+            return route
+        table = data.table
+        columns = [c for role in ("status", "employment_type", "site") for c in table.roles.get(role) or ()]
+        named = [v for c in columns for v in dict.fromkeys(table.df[c])
+                 if isinstance(v, str) and len(v) > 2 and mentioned(v, text)]
+        if not named:
+            return route
+        kind = "my_team" if "my_team" in allowed and team_words().search(text) else "company"
+        if kind not in allowed:
+            return route
+        self.trace.checks.append(f"route: asks which people are {named[0]!r} (a value of the data): {kind}")
+        return Route(kind, "code", route.candidates, route.scores)
 
     def _named_people(self, text: str) -> list[str]:
         """Other employees the text names (whole names as the data writes them)."""
@@ -600,6 +622,23 @@ class _Turn(Calculating, LookingUp):
             return "service"
         return ""
 
+    def _about_me(self, part: Part) -> str:
+        """Why a policy question the asker asks of themselves ("How much notice do I have to give?") is
+        the policy applied to them: a row of what was found holds by their length of service, or it asks
+        about their probation; "" else (and for a question asked of nobody in particular)."""
+        profile = self.agent.profile
+        if part.kind != "policy" or not profile.found or not self_words().search(part.text):
+            return ""
+        if (profile.probation or profile.service_days is not None) and mentions_probation(part.text):
+            return "the probation"
+        if profile.service_years is None:
+            return ""
+        service = Figure(profile.service_years, "years", profile.service_text)
+        units = [u for p in part.passages for u in p.units]
+        heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p in part.passages for u in p.units}
+        applies, _ = mark_units(units, lambda u: heading[u.label], "", service)
+        return "the length of service" if any("of service" in why for why in applies.values()) else ""
+
     def _which(self, part: Part, several: bool) -> str:
         return f"part {part.number} of my question ({part.text})" if several else "my question"
 
@@ -621,6 +660,10 @@ class _Turn(Calculating, LookingUp):
         citations = [{"n": p.number, **h.to_dict()} for p, h in zip(fresh, new_hits)]
         yield from self.tool_step(PolicySearchTool.name, part.text, observation, data={"citations": citations},
                                   seconds=time.perf_counter() - t0)
+        why = self._about_me(part)
+        if why:
+            part.route.kind = "policy_me"  # type: ignore[union-attr]
+            self.trace.checks.append(f"part {part.number}: a rule that depends on {why}, asked of me: applied to me")
         formula = self._formula(part) if part.kind == "policy_me" else ""
         if formula:
             # A part-timer asking how much they get, where the policy gives full-time amounts pro rata, or an

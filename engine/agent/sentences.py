@@ -62,6 +62,18 @@ def team_words() -> re.Pattern:
     return _phrases(p for code in languages() for p in _file(code).get("team", {}).get("words", ()))
 
 
+@functools.lru_cache(maxsize=None)
+def people_words() -> re.Pattern:
+    """Every language's words that ask which people, or how many, have some property (``[people]``)."""
+    return _phrases(p for code in languages() for p in _file(code).get("people", {}).get("words", ()))
+
+
+@functools.lru_cache(maxsize=None)
+def self_words() -> re.Pattern:
+    """Every language's words by which a question speaks of the asker (``[self]``: "my", "mein*", "mis")."""
+    return _phrases(p for code in languages() for p in _file(code).get("self", {}).get("words", ()))
+
+
 def asked_aggregate(question: str) -> str:
     """"average", "total" or "median" where a data question asks for that of a figure, "" else (a count or
     names asked win: "How many people earn more than the average?")."""

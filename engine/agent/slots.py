@@ -36,8 +36,8 @@ _HIGH = re.compile(r"\b(most|highest|largest|biggest|greatest|maximum|max|top|lo
 _LOW = re.compile(r"\b(fewest|least|lowest|smallest|minimum|min|shortest)\b", re.I)
 _BOUNDS = re.compile(r"\bat (most|least)\b|\bthe most of\b", re.I)
 _WORD = re.compile(r"[a-z]+")
-#: A capitalised word inside a sentence (a name, or part of one), other than "I".
-_PROPER = re.compile(r"(?<![.?!]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+")
+#: A word of a name, as the question writes it ("Anna", "Ibáñez", "O'Neil").
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’]*")
 #: Words that say nothing about which column is meant (they are in many column names or questions).
 _PLAIN = {"days", "day", "hours", "hour", "hrs", "week", "weeks", "year", "years", "month", "months", "remaining",
           "left", "balance", "number", "total", "usd", "eur", "gbp", "the", "of", "my", "me", "who", "has", "have",
@@ -258,7 +258,7 @@ class SlotGrammar:
                     continue
                 values = " | ".join(_lit(_q(v)) for v in offered)
                 conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values})')
-            elif c == self.name_col and not self.names and self.question and not _PROPER.search(self.question):
+            elif c == self.name_col and not self.names and self.question and not self._names_someone():
                 continue  # the question names nobody: no name to filter on (a name from an example is copied)
             elif c == self.name_col and self.names:
                 values = " | ".join(_lit(_q(n)) for n in self.names)
@@ -312,6 +312,16 @@ class SlotGrammar:
             'top ::= [1-9] | "10"',
         ]
         return "\n".join(rules) + "\n"
+
+    def _names_someone(self) -> bool:
+        """Does the question write a word of someone's name, capitalised as the table writes it ("Anna")?
+        (A capital alone says nothing: German capitalises every noun, Spanish opens with "¿Quién".)"""
+        col = self.name_col
+        if not col:
+            return False
+        words = {w for v in self.table.df[col] if isinstance(v, str) for w in _NAME_WORD.findall(v)
+                 if len(w) > 1 and w[0].isupper()}
+        return any(w in words or re.sub(r"['’]s?$", "", w) in words for w in _NAME_WORD.findall(self.question))
 
     def _own_value(self, column: str) -> str:
         row = self.viewer.row
