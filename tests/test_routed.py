@@ -961,3 +961,37 @@ def test_a_rule_by_length_of_service_asked_of_me_is_applied_to_me(embedder):
                           bank=[(plain, "policy")])
     trace, _ = answer_of(agent, plain)
     assert not any("asked of me" in c for c in trace.checks) and "employee_data" not in used(trace)
+
+
+def test_a_rate_a_rule_names_is_looked_up_where_the_handbook_defines_it(tmp_path, embedder):
+    """The overtime section pays "150 percent of the hourly rate"; the pay section, which the search for an
+    overtime question does not rank, says how the hourly rate is made. Code looks the definition up and
+    works the answer out (no model call)."""
+    from engine.assistant import Sources
+
+    (tmp_path / "policies").mkdir()
+    sections = ["## 2. Pay\n\n2.1 Salaries are paid monthly on the last working day.\n\n"
+                "2.2 The hourly rate is the monthly salary divided by 160.\n"]
+    sections += [f"## {n}. {topic}\n\n{n}.1 {text}\n" for n, topic, text in [
+        (3, "Travel", "Business travel needs the line manager's approval before booking."),
+        (4, "Equipment", "Laptops are returned to IT on the last working day."),
+        (5, "Training", "Each employee may attend two external courses a year."),
+        (6, "Remote work", "Remote work is agreed with the line manager for up to two days a week."),
+        (7, "Working time", "The working week is 40 hours; hours are recorded in the time system."),
+        (8, "Time off in lieu", "Hours worked beyond the working week may be taken as time off within 3 months."),
+        (10, "Shift work", "Shift hours are planned four weeks ahead and swapped only with approval."),
+        (11, "On-call duty", "On-call hours are agreed with the line manager for each month.")]]
+    sections.append("## 9. Overtime\n\n9.1 Overtime must be approved in advance by the line manager.\n\n"
+                    "9.2 Each overtime hour is paid at 150 percent of the hourly rate.\n\n"
+                    "9.3 Overtime is recorded in the time system every week.\n")
+    (tmp_path / "policies" / "handbook.md").write_text("# Handbook\n\n" + "\n".join(sections), encoding="utf-8")
+    (tmp_path / "staff.csv").write_text("Employee ID,Name,Department,Monthly Salary (EUR),Hire Date\n"
+                                        "1,Mara Lind,Sales,3200,2020-02-01\n2,Olof Berg,Sales,2900,2021-05-03\n",
+                                        encoding="utf-8")
+    tools = build_tools(Settings(), Sources(str(tmp_path / "staff.csv"), str(tmp_path / "policies")))
+    question = "How much would I get for 8 hours of overtime?"
+    agent, _ = make(tools, embedder, [], user="Mara Lind", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert any("as the handbook defines it, looked up" in c for c in trace.checks), trace.checks
+    assert trace.llm_calls == 0 and "come to 240" in trace.answer and "3200 / 160" in trace.answer, trace.answer
+    assert "> 2.2 The hourly rate is the monthly salary divided by 160." in trace.answer and not trace.ungrounded_numbers

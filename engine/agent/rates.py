@@ -282,14 +282,17 @@ def rate_multiples(text: str) -> list[RateMultiple]:
     if not _OF_HOURLY.search(text) or _ADDED.search(text):
         return []
     found = list(_MULTIPLE_OF_RATE.finditer(text))
+    factors = [_factor(m) for m in found]
+    # "the hourly rate plus a surcharge of 25 %, that is 125 % of the hourly rate": the surcharge restated as
+    # the multiple is one multiple; "the hourly rate plus 25 %" alone is 1.25 times it.
+    kept = [(m, f) for m, f in zip(found, factors)
+            if not (f < 1 and any(abs(g - (1 + f)) < 1e-9 for g in factors))]
+    found, factors = [m for m, _ in kept], [f for _, f in kept]
     out = []
-    for i, m in enumerate(found):
-        if m.group("times"):
-            factor = float(m.group("times"))
-        elif m.group("pct"):
-            factor = float(m.group("pct")) / 100
-        else:
-            factor = 1.5 if m.group("half") else 2.0 if m.group("double") else 3.0
+    for i, (m, factor) in enumerate(zip(found, factors)):
+        written = m.group(0)
+        if factor < 1 and m.group("pct") and _PLUS.search(text[:m.start()].rsplit(".", 1)[-1][-60:]):
+            factor, written = 1 + factor, f"the rate plus {written}"
         if not 1 <= factor <= 5:  # not a multiple one is paid at ("10% of the hours", "0.5 times")
             return []
         # The days of this multiple: what follows it up to the next multiple or the clause's end ("1.5 times the
@@ -299,8 +302,20 @@ def rate_multiples(text: str) -> list[RateMultiple]:
         boundary = re.compile(r"[;.]\s")
         before = boundary.split(before)[-1] if not i or boundary.search(before) else ""
         after = boundary.split(text[m.end():found[i + 1].start() if i + 1 < len(found) else len(text)])[0]
-        out.append(RateMultiple(factor, m.group(0), _days_of_clause(f"{before} {after}")))
+        out.append(RateMultiple(factor, written, _days_of_clause(f"{before} {after}")))
     return out
+
+
+#: What adds a percentage to the rate itself, right before it ("the hourly rate plus 25 %", "plus a surcharge of").
+_PLUS = re.compile(r"\b(?:hourly|regular|normal|base|basic) (?:rate|pay|wage) plus\b(?: an?)?(?: \w+)?(?: of)?\s*$", re.I)
+
+
+def _factor(m: re.Match) -> float:
+    if m.group("times"):
+        return float(m.group("times"))
+    if m.group("pct"):
+        return float(m.group("pct")) / 100
+    return 1.5 if m.group("half") else 2.0 if m.group("double") else 3.0
 
 
 def _days_of_clause(clause: str) -> frozenset[str]:

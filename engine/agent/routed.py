@@ -69,7 +69,7 @@ from engine.agent.memory import Memory
 from engine.agent.sentences import part_split, people_words, say, self_words, team_words
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
-from engine.agent.rates import applies_to, rate_definition
+from engine.agent.rates import applies_to, rate_definition, rate_definitions
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
 from engine.agent.rules.words import in_any_language, words as rule_words
@@ -622,6 +622,34 @@ class _Turn(Calculating, LookingUp):
             return "service"
         return ""
 
+    def _definition_hits(self, part: Part, search, key) -> list:
+        """Where the passages found for a calculation name a rate ("125 % of the hourly rate") that none of
+        them defines from the person's kind of pay, the handbook's passage that does ("The hourly rate is the
+        monthly salary divided by 4.33 times the contractual weekly hours", in another section), added to the
+        part's passages. A question about overtime pay finds the overtime section, and the rate's definition
+        ranks below it."""
+        period = self._pay_period()
+        hours = self._weekly_hours()
+        texts = [u.text for p in part.passages for u in p.units]
+        if not period or any(applies_to(d, period) for t in texts for d in rate_definitions(t, hours)):
+            return []
+        per = next((per for per in ("hour", "day", "week") if any(in_any_language(f"rate_terms.{per}").search(t)
+                                                                   for t in texts)), "")
+        if not per:
+            return []
+        term = in_any_language(f"rate_terms.{per}").search(" ".join(texts)).group(0)
+        found = [h for h in search.index.search(f"how the {term} is worked out from the salary", k=search.k)
+                 if any(applies_to(d, period) and d.per == per for d in rate_definitions(h.text, hours))][:1]
+        new = [h for h in found if key(h) not in self.memory.passages]
+        for hit, passage in zip(new, passages_from_hits(new, first=len(self.memory.passages) + 1)):
+            self.memory.passages[key(hit)] = passage
+        for hit in found:
+            if self.memory.passages[key(hit)] not in part.passages:
+                part.passages.append(self.memory.passages[key(hit)])
+                self.trace.checks.append(f"part {part.number}: the {term} the rule names, as the handbook defines it, "
+                                         "looked up")
+        return found
+
     def _about_me(self, part: Part) -> str:
         """Why a policy question the asker asks of themselves ("How much notice do I have to give?") is
         the policy applied to them: a row of what was found holds by their length of service, or it asks
@@ -656,6 +684,8 @@ class _Turn(Calculating, LookingUp):
         for hit, passage in zip(new_hits, fresh):
             self.memory.passages[key(hit)] = passage
         part.passages = list({id(p): p for p in (self.memory.passages[key(h)] for h in hits)}.values())
+        if calculate and hits:
+            hits += self._definition_hits(part, search, key)
         observation = render_passages(part.passages) if hits else "No policy passage matches this question."
         citations = [{"n": p.number, **h.to_dict()} for p, h in zip(fresh, new_hits)]
         yield from self.tool_step(PolicySearchTool.name, part.text, observation, data={"citations": citations},

@@ -122,12 +122,7 @@ class Calculating(Stage):
                 balances.append(Variable(variable_name(f.label), number, f"{f.label}, {f.note}"))
         if profile.reports_total:
             job |= {"manager", "supervisor", "head", "lead"}
-        hours_column = data.table.role("weekly_hours") if data is not None else None
-        weekly = next((f.value for f in profile.facts if hours_column and f.column == hours_column), None)
-        try:
-            weekly_hours = float(weekly) if weekly is not None else None
-        except ValueError:
-            weekly_hours = None
+        weekly_hours = self._weekly_hours()
         search = self.agent.tools.of(PolicySearchTool)
         sources = {p.source for p in part.passages}
         documents = tuple(c.text for c in getattr(getattr(search, "index", None), "chunks", None) or []
@@ -205,6 +200,16 @@ class Calculating(Stage):
         offered = [*part.picked, *(u for p in part.passages for u in p.units)]
         found = [d for u in offered if (d := rate_definition(u.text)) is not None and applies_to(d, period)]
         return list({d.name: d for d in found}.values())
+
+    def _weekly_hours(self) -> float | None:
+        """The person's contractual hours a week, where the record has them."""
+        data = self.agent.tools.of(EmployeeDataTool)
+        column = data.table.role("weekly_hours") if data is not None else None
+        weekly = next((f.value for f in self.agent.profile.facts if column and f.column == column), None)
+        try:
+            return float(weekly) if weekly is not None else None
+        except ValueError:
+            return None
 
     def _pay_period(self) -> str:
         """The period of the person's pay figure in their record ("hour", "month", "year"), or ""."""
