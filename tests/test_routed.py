@@ -995,3 +995,16 @@ def test_a_rate_a_rule_names_is_looked_up_where_the_handbook_defines_it(tmp_path
     assert any("as the handbook defines it, looked up" in c for c in trace.checks), trace.checks
     assert trace.llm_calls == 0 and "come to 240" in trace.answer and "3200 / 160" in trace.answer, trace.answer
     assert "> 2.2 The hourly rate is the monthly salary divided by 160." in trace.answer and not trace.ungrounded_numbers
+
+
+def test_a_rate_a_french_handbook_defines_is_worked_out_for_an_english_question(embedder):
+    """"Le taux horaire de base est égal au salaire brut mensuel divisé par 151,67 heures": the rule is read
+    in English words by fr.toml's [to_english], its decimal comma as a point, and found though the English
+    embedder ranks it low (the policy search adds the French words of "hourly rate")."""
+    tools = company("atelier-lumiere", "export_salaries.csv")
+    question = "What is my hourly rate?"
+    agent, _ = make(tools, embedder, [], user="Amélie Morel", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers, trace.answer
+    assert trace.answer.startswith("Your base hourly rate is 25.71: 3900 / 151.67 [")
+    assert "> 6.3 Le taux horaire de base est égal au salaire brut mensuel divisé par 151,67 heures." in trace.answer

@@ -55,6 +55,7 @@ _TERM_NEAR = re.compile(r"\bto (?:get|find|obtain|calculate|work out|arrive at|d
                         re.I)
 _DIVISOR_UNIT = {"hours": "hour", "working days": "day", "work days": "day", "days": "day", "weeks": "week"}
 _OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)
+_OP_ANY = re.compile(r"\b(?:multiplied by|divided by)\b|\s[/÷×]\s", re.I)
 
 
 @dataclass
@@ -107,8 +108,12 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
     """Every rate a text defines from pay, one per sentence ("Hourly rate = annual salary / 2,080. A day of
     leave is paid at 1/260 of the annual salary." defines two). With the person's ``weekly_hours``, also a
     rate defined over them ("the monthly salary divided by 4.33 times the contractual weekly hours")."""
+    from engine.agent.rules.words import to_english
+
     found = []
     for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z])", text):
+        # (a handbook in another language: its rule in the English words read here, by its language file)
+        sentence = english if _OP_ANY.search(english := to_english(sentence)) else sentence
         m = _BY_WEEKLY_HOURS.search(sentence)
         if m:  # (without the person's hours, nothing: the rule's first figure alone is no hourly rate)
             if weekly_hours and _figure(m.group(4)) > 0:

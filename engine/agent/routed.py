@@ -633,12 +633,14 @@ class _Turn(Calculating, LookingUp):
         texts = [u.text for p in part.passages for u in p.units]
         if not period or any(applies_to(d, period) for t in texts for d in rate_definitions(t, hours)):
             return []
+        # (the rate the rule or the question names: "What is my hourly rate?" against a French handbook)
+        said = [*texts, part.text]
         per = next((per for per in ("hour", "day", "week") if any(in_any_language(f"rate_terms.{per}").search(t)
-                                                                   for t in texts)), "")
+                                                                   for t in said)), "")
         if not per:
             return []
-        term = in_any_language(f"rate_terms.{per}").search(" ".join(texts)).group(0)
-        found = [h for h in search.index.search(f"how the {term} is worked out from the salary", k=search.k)
+        term = next(m.group(0) for t in said if (m := in_any_language(f"rate_terms.{per}").search(t)))
+        found = [h for h in search.index.search(f"how the {term} is worked out from the salary", k=2 * search.k)
                  if any(applies_to(d, period) and d.per == per for d in rate_definitions(h.text, hours))][:1]
         new = [h for h in found if key(h) not in self.memory.passages]
         for hit, passage in zip(new, passages_from_hits(new, first=len(self.memory.passages) + 1)):

@@ -25,6 +25,7 @@ from engine.paths import atomic_write_text, data_dir, sha256_file
 from engine.policy.chunker import CHUNKER_VERSION, Chunk, chunk_lines
 from engine.policy.embedder import Embedder
 from engine.policy.loaders import load_lines, policy_files
+from engine.policy.terms import other_languages
 
 INDEX_VERSION = 2
 # Reciprocal-rank fusion: score = 1/(RRF_K + dense rank) + LEXICAL_WEIGHT/(RRF_K + BM25 rank).
@@ -40,6 +41,9 @@ EMBED_BATCH = 32
 # The question an agent's search was written for is fused in at this weight (see search()):
 # equal, as measured on the suite (dev single-part 0.679 -> 0.714; test unchanged).
 HINT_WEIGHT = 1.0
+# A question's topic in the handbook's other language (engine/policy/terms.py): its lexical ranks are fused
+# in at this weight, as much as the question's own dense ranks (which say little across languages).
+TERMS_WEIGHT = 1.0
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 _STOP = frozenset("""a an the and or of to in on for is are be can i my me do does what how when which who will
@@ -408,6 +412,13 @@ class PolicyIndex:
         hint = " ".join(hint.split())
         if hint and hint.casefold() != query.casefold():
             self._fuse(hint, HINT_WEIGHT, fused)
+        # The question's topic in the handbook's language, where it is another ("Urlaubstage": "annual leave").
+        assert self._bm25 is not None
+        terms = [t for t in other_languages(f"{query} {hint}")
+                 if (tokens := tokenize(t)) and all(w in self._bm25.vocab for w in tokens)]
+        if terms:  # (exact words of the handbook: the lexical ranks alone, the embedder reads English)
+            for rank, idx in enumerate(self._bm25.top(tokenize(" ".join(terms)), min(CANDIDATES, n))):
+                fused[idx] = fused.get(idx, 0.0) + TERMS_WEIGHT / (RRF_K + rank + 1)
         best = sorted(fused.items(), key=lambda kv: -kv[1])[:k]
         hits = []
         for idx, score in best:

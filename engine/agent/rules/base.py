@@ -16,7 +16,7 @@ from engine.agent.applies import question_figures
 from engine.agent.calc_slot import Variable, plain_number
 from engine.agent.evidence import Unit
 from engine.agent.rates import RateDefinition, applies_to, rate_definitions
-from engine.agent.rules.words import Words, words
+from engine.agent.rules.words import Words, english_figures, words
 
 #: The names a person's pay figure is declared under, by its period.
 PAY_NAMES = {"hour": "hourly_rate", "year": "annual_salary", "month": "monthly_salary", "week": "weekly_pay"}
@@ -59,7 +59,7 @@ class View:
     def plain(self, unit: Unit) -> Unit:
         """``unit`` with its figures written as figures ("five days" -> "5 days") and without a document's
         emphasis marks ("paid at **1.5 times**": the words as a person reads them)."""
-        text = self.rule_words.plain_figures(_EMPHASIS.sub("", unit.text))
+        text = english_figures(self.rule_words.plain_figures(_EMPHASIS.sub("", unit.text)))
         return unit if text == unit.text else Unit(unit.label, text, unit.passage)
 
     def offered(self) -> list[Unit]:

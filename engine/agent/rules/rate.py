@@ -22,7 +22,9 @@ class DefinedRate(Reader):
                 or not asks.has("asks.what_is", view.text):
             return None
         known = {(d.per, d.base) for d in view.definitions()}  # (none where part-time staff's rate is made otherwise)
-        for u, d in ((u, d) for u in view.offered() for d in rate_definitions(u.text, view.weekly_hours)
+        # (the offered sentences first, then the rest of the passages: an English embedder ranks a French
+        # handbook's definition low, and what it defines, for this pay, is what was asked)
+        for u, d in ((u, d) for u in view.everything() for d in rate_definitions(u.text, view.weekly_hours)
                      if (d.per, d.base) in known):
             if not applies_to(d, view.pay_period):
                 continue

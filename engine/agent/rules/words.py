@@ -203,3 +203,43 @@ def in_any_language(name: str) -> re.Pattern:
         phrases += [p for p in words(code).families.get(name, ()) if p not in phrases]
     return _compiled("all", name, tuple(phrases))
 
+
+
+@functools.lru_cache(maxsize=None)
+def _glossaries() -> tuple[tuple[re.Pattern, dict[str, str]], ...]:
+    """Each language's ``[to_english]`` phrases as one pattern, with what each phrase becomes."""
+    out = []
+    for code in languages():
+        table = {_fold(k): v for k, v in _table(code).get("to_english", {}).items()}
+        if code != "en" and table:
+            out.append((re.compile(_alternation(_table(code)["to_english"]), re.I), table))
+    return tuple(out)
+
+
+def _foreign(text: str) -> tuple[re.Pattern, dict[str, str]] | None:
+    """The glossary of the language ``text`` is written in, where it is one with ``[to_english]`` phrases
+    (two of them at least: one shared word says little about the language of a sentence)."""
+    return next(((pattern, table) for pattern, table in _glossaries() if len(pattern.findall(text)) >= 2), None)
+
+
+def _english_notation(text: str) -> str:
+    text = re.sub(r"(?<![\d.,])(\d{1,3})((?:\.\d{3})+)(?![\d,]|\.\d)", lambda m: m.group(1) + m.group(2).replace(".", ""), text)
+    return re.sub(r"(?<=\d),(?=\d{1,2}\b)", ".", text)
+
+
+def to_english(text: str) -> str:
+    """A handbook sentence of another language in the English words the rule readers know ("Le taux horaire
+    de base est égal au salaire brut mensuel divisé par 151,67 heures." -> "the base hourly rate is the monthly
+    gross salary divided by 151.67 hours."), by its language file's ``[to_english]`` phrases, with its figures
+    in English notation (1.760 -> 1760, 151,67 -> 151.67); ``text`` itself where no language's phrases occur."""
+    found = _foreign(text)
+    if found is None:
+        return text
+    pattern, table = found
+    return _english_notation(pattern.sub(lambda m: table.get(_fold(m.group(0)), m.group(0)), text))
+
+
+def english_figures(text: str) -> str:
+    """``text`` with its figures in English notation where it is a sentence of another language ("divisé par
+    151,67 heures" -> "divisé par 151.67 heures"): the calculator and the grounding check read them so."""
+    return text if _foreign(text) is None else _english_notation(text)

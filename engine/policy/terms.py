@@ -1,0 +1,62 @@
+"""A policy question's topic in the handbook's language: the concepts of ``engine/policy/lang/<code>.toml``.
+
+The embedder reads English; a German question ("Wie viele Urlaubstage habe ich noch?") against an English
+handbook, or an English one against a French handbook ("taux horaire"), shares no word with the passage that
+answers it. Each language file names a topic's words under one concept key; a question that names a
+concept in one language is searched with that concept's words of the other languages too, and only with
+those the handbook itself uses (see :meth:`engine.policy.index.PolicyIndex.search`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+import unicodedata
+from pathlib import Path
+
+LANG_DIR = Path(__file__).with_name("lang")
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def _words(phrase: str) -> set[str]:
+    return set(re.findall(r"[^\W_]+", _fold(phrase)))
+
+
+def _pattern(phrase: str) -> str:
+    words = [re.escape(w) for w in re.split(r"[\s-]+", _fold(phrase).strip()) if w]
+    body = r"[\s-]+".join(words)
+    if body.endswith(r"\*"):
+        return rf"(?<!\w){body[:-2]}\w*"
+    return rf"(?<!\w){body}(?!\w)"
+
+
+@functools.lru_cache(maxsize=None)
+def concepts() -> dict[str, dict[str, tuple[re.Pattern, tuple[str, ...]]]]:
+    """concept -> language -> (what the question may write, the phrases a handbook writes)."""
+    out: dict[str, dict[str, tuple[re.Pattern, tuple[str, ...]]]] = {}
+    for path in sorted(LANG_DIR.glob("*.toml")):
+        terms = tomllib.loads(path.read_text(encoding="utf-8")).get("terms", {})
+        for concept, phrases in terms.items():
+            pattern = re.compile("|".join(_pattern(p) for p in phrases))
+            plain = tuple(p for p in phrases if not p.endswith("*"))
+            out.setdefault(concept, {})[path.stem] = (pattern, plain)
+    return out
+
+
+def other_languages(question: str) -> list[str]:
+    """The words of the other languages for each concept ``question`` names ("Urlaubstage" -> "vacation",
+    "annual leave", "congés payés", …); a language whose own words the question uses adds nothing."""
+    text = _fold(question)
+    out: list[str] = []
+    for by_language in concepts().values():
+        named = {code for code, (pattern, _) in by_language.items() if pattern.search(text)}
+        if named:
+            # (a word the question's own language also has for it, "home-office" for "home office", adds nothing)
+            own = {w for code in named for p in by_language[code][1] for w in _words(p)}
+            out += [p for code, (_, plain) in by_language.items() if code not in named for p in plain
+                    if not _words(p) <= own]
+    return list(dict.fromkeys(out))

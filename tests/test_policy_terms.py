@@ -1,0 +1,56 @@
+"""A question's topic in another language's words (engine/policy/terms.py, engine/policy/lang/*.toml), and
+rule sentences of other languages in the English words the rule readers know (rules/lang [to_english])."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.agent.rates import rate_definitions
+from engine.agent.rules.words import english_figures, to_english
+from engine.policy.terms import concepts, other_languages
+
+
+@pytest.mark.parametrize("question, found, not_found", [
+    ("Wie viele Urlaubstage habe ich noch?", "annual leave", "urlaub"),  # a compound: "urlaub*"
+    ("What is my hourly rate?", "taux horaire", "hourly rate"),
+    ("Combien d'heures supplémentaires ai-je faites ?", "overtime", "heures supplémentaires"),
+    ("¿Cuánto es la dieta diaria?", "per diem", "dieta"),
+    ("Wann endet meine Probezeit?", "probation", "probezeit"),
+])
+def test_a_topic_named_in_one_language_brings_the_other_languages_words(question, found, not_found):
+    words = other_languages(question)
+    assert found in words and not_found not in words
+
+
+@pytest.mark.parametrize("question", ["Who reports to me?", "How do I report sick?", "Hello!", "What is 2 + 2?",
+                                      "Who is my manager?"])
+def test_a_question_naming_no_topic_of_the_files_brings_nothing(question):
+    assert other_languages(question) == []
+
+
+def test_every_language_file_names_concepts_english_has():
+    english = {c for c, by in concepts().items() if "en" in by}
+    assert all("en" in by for by in concepts().values()) and len(english) >= 15
+
+
+@pytest.mark.parametrize("sentence, per, base, steps", [
+    ("6.3 Le taux horaire de base est égal au salaire brut mensuel divisé par 151,67 heures.", "hour", "month",
+     [("/", 151.67)]),
+    ("Der Stundenlohn ist das Monatsgehalt geteilt durch 173,2.", "hour", "month", [("/", 173.2)]),
+    ("El salario por hora es el salario bruto anual dividido entre 1.760 horas.", "hour", "year", [("/", 1760.0)]),
+    ("Le salaire journalier correspond au salaire mensuel divisé par 21,67 jours ouvrés.", "day", "month",
+     [("/", 21.67)]),
+])
+def test_a_rate_defined_in_another_language_is_read(sentence, per, base, steps):
+    (d,) = rate_definitions(sentence)
+    assert (d.per, d.base, d.steps) == (per, base, steps)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The hourly rate is the annual salary divided by 2,080 hours.",  # English: 2,080 is two thousand and eighty
+    "Les salariés à temps partiel ne bénéficient pas de jours de RTT.",  # one glossary word: not read as French
+    "3.1 L'horaire de 39 heures est compensé par 10 jours de RTT par an.",
+])
+def test_a_sentence_with_no_rule_of_another_language_keeps_its_figures(sentence):
+    assert english_figures(sentence) == sentence
+    assert sentence == to_english(sentence) or not rate_definitions(sentence)
