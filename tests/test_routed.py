@@ -1008,3 +1008,28 @@ def test_a_rate_a_french_handbook_defines_is_worked_out_for_an_english_question(
     assert trace.llm_calls == 0 and not trace.ungrounded_numbers, trace.answer
     assert trace.answer.startswith("Your base hourly rate is 25.71: 3900 / 151.67 [")
     assert "> 6.3 Le taux horaire de base est égal au salaire brut mensuel divisé par 151,67 heures." in trace.answer
+
+
+@pytest.mark.parametrize("title, row, named", [
+    ("Assistante commerciale", "Employés et ouvriers; assistant(e) commercial(e), chargé(e) RH, monteur", True),
+    ("Electricienne", "Employés et ouvriers; monteur, électricien(ne), souffleur de verre", True),
+    ("Responsable de service", "Cadres; direction, responsables de service, chefs de projet", True),
+    ("Directrice générale", "Employés et ouvriers; assistant(e) commercial(e), monteur", False),
+    ("Sales Assistant", "Managers; sales manager, head of sales", False),  # one word of two is no match
+    ("", "Cadres; direction", False),
+])
+def test_a_row_names_a_job_title_in_any_form_of_its_words(title, row, named):
+    from engine.agent.applies import names_job
+
+    assert names_job(row, title) is named
+
+
+def test_a_table_row_by_kind_of_job_is_applied_to_the_asker_s_job_title(embedder):
+    """A probation table by category of job ("assistant(e) commercial(e), … | 2 mois"): the row that names the
+    asker's job title applies, and code states it; nobody's title in particular: the model reads the table."""
+    tools = company("atelier-lumiere", "export_salaries.csv")
+    question = "How long is my probation period?"
+    agent, _ = make(tools, embedder, [], user="Margaux Blanc", bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and "your job title: Assistante commerciale" in trace.answer
+    assert "2 mois [" in trace.answer.split("\n")[0] and "3 mois" not in trace.answer

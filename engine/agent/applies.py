@@ -203,10 +203,36 @@ def parallel_rows(siblings) -> set[str]:
     return rows
 
 
-def mark_units(units, heading_of, question: str, service: Figure | None) -> tuple[dict, set]:
+def _title_words(text: str) -> list[str]:
+    """The words of a job title or a row that say what the job is ("Assistante commerciale" -> assistante,
+    commerciale; "assistant(e) commercial(e)" -> assistant, commercial): inclusive endings dropped."""
+    import unicodedata
+
+    text = re.sub(r"\((?:e|es|s|ne|le|se|ice|rice)\)|·e|·s", "", text.lower())
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return [w for w in re.findall(r"[^\W\d_]{4,}", text)]
+
+
+def names_job(row: str, title: str) -> bool:
+    """Whether a row names the job ``title`` (each word of it, in a form of one of the row's words:
+    "Assistante commerciale" in "assistant(e) commercial(e), chargé(e) RH")."""
+    wanted = _title_words(title)
+    if not wanted:
+        return False
+    # (each comma-separated item of the row on its own: the words of one job, not two)
+    for item in re.split(r"[,;|/]", row):
+        words = _title_words(item)
+        if all(any(w.startswith(r) or r.startswith(w) for r in words if min(len(r), len(w)) >= 4
+                   and w[:4] == r[:4]) for w in wanted):
+            return True
+    return False
+
+
+def mark_units(units, heading_of, question: str, service: Figure | None, job: str = "") -> tuple[dict, set]:
     """Which units apply (label -> why) and which rows do not (labels), from the question's figures,
-    the relative it names and the person's length of service. Only rows of a list or table are ever
-    ruled out, and only when a sibling row applies; running text is only marked."""
+    the relative it names, the person's length of service and their job title (``job``: a row of a table
+    by kind of job that names it). Only rows of a list or table are ever ruled out, and only when a
+    sibling row applies; running text is only marked."""
     figures = question_figures(question)
     relative = question_relative(question)
     applies: dict[str, str] = {}
@@ -227,6 +253,13 @@ def mark_units(units, heading_of, question: str, service: Figure | None) -> tupl
                 elif any(relative_applies(s.text, relative) for s in siblings if s.label in rows):
                     verdict = "not"
             verdicts[u.label] = (verdict, why)
+        if job:
+            named = [u for u in siblings if u.label in rows and names_job(u.text, job)]
+            if len(named) == 1:  # (one row names the job: the others are other jobs' rows)
+                verdicts[named[0].label] = ("applies", f"your job title: {job}")
+                for u in siblings:
+                    if u.label in rows and u is not named[0] and verdicts[u.label][0] != "applies":
+                        verdicts[u.label] = ("not", "")
         rows_apply = any(verdicts[u.label][0] == "applies" and u.label in rows for u in siblings)
         for u in siblings:
             verdict, why = verdicts[u.label]

@@ -155,11 +155,12 @@ def shared_words(question: str, text: str) -> int:
 
 
 def candidates(passages: list[Passage], question: str, embedder, k: int = CANDIDATES,
-               service=None, bonus: float = APPLIES_BONUS) -> tuple[list[Unit], dict[str, str]]:
+               service=None, bonus: float = APPLIES_BONUS, job: str = "") -> tuple[list[Unit], dict[str, str]]:
     """The units most likely to answer ``question``, most likely first, and which of them apply.
 
     Code rules out the rows of a list whose range or relative does not fit the question or the
-    person (``service``: their length of service, :class:`engine.agent.applies.Figure`) and marks
+    person (``service``: their length of service, :class:`engine.agent.applies.Figure`; ``job``: their job
+    title) and marks
     those that do (:mod:`engine.agent.applies`); the marked ones come first, then the rest by
     embedding similarity to the question (each unit read with its heading). ``bonus``: how far a
     unit that applies moves up (0 for a calculation, where the rate matters and not the tier)."""
@@ -171,7 +172,7 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
         return [], {}
     heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p, u in units}
     path = {u.label: p.section or "" for p, u in units}  # every level: "Remote work › Eligibility"
-    applies, ruled_out = mark_units([u for _, u in units], lambda u: heading[u.label], question, service)
+    applies, ruled_out = mark_units([u for _, u in units], lambda u: heading[u.label], question, service, job)
     pool = [u for _, u in units if u.label not in ruled_out]
     texts = [f"{heading[u.label]}: {u.text}" if heading[u.label] else u.text for u in pool]
     sims = embedder.encode(texts) @ embedder.encode([question])[0]

@@ -654,20 +654,20 @@ class _Turn(Calculating, LookingUp):
 
     def _about_me(self, part: Part) -> str:
         """Why a policy question the asker asks of themselves ("How much notice do I have to give?") is
-        the policy applied to them: a row of what was found holds by their length of service, or it asks
-        about their probation; "" else (and for a question asked of nobody in particular)."""
+        the policy applied to them: a row of what was found holds by their length of service or names their
+        job title, or it asks about their probation; "" else (and for a question asked of nobody in particular)."""
         profile = self.agent.profile
         if part.kind != "policy" or not profile.found or not self_words().search(part.text):
             return ""
         if (profile.probation or profile.service_days is not None) and mentions_probation(part.text):
             return "the probation"
-        if profile.service_years is None:
-            return ""
-        service = Figure(profile.service_years, "years", profile.service_text)
+        service = Figure(profile.service_years, "years", profile.service_text) \
+            if profile.service_years is not None else None
         units = [u for p in part.passages for u in p.units]
         heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p in part.passages for u in p.units}
-        applies, _ = mark_units(units, lambda u: heading[u.label], "", service)
-        return "the length of service" if any("of service" in why for why in applies.values()) else ""
+        applies, _ = mark_units(units, lambda u: heading[u.label], "", service, profile.job_title)
+        return next(("the length of service" if "of service" in why else "the job title"
+                     for why in applies.values() if "of service" in why or why.startswith("your job title")), "")
 
     def _which(self, part: Part, several: bool) -> str:
         return f"part {part.number} of my question ({part.text})" if several else "my question"
@@ -714,8 +714,9 @@ class _Turn(Calculating, LookingUp):
         service = None
         if part.kind in ("policy_me", "policy_calc") and a.profile.service_years is not None:
             service = Figure(a.profile.service_years, "years", a.profile.service_text)
+        job = a.profile.job_title if part.kind in ("policy_me", "policy_calc") else ""
         units, applies = candidates(part.passages, part.text, a.router.embedder, k=OFFERED, service=service,
-                                    bonus=0.0 if calculate and not part.formula else APPLIES_BONUS)
+                                    bonus=0.0 if calculate and not part.formula else APPLIES_BONUS, job=job)
         if calculate and not part.formula:
             # The tiers of service that are not the person's are left out, but the one that is goes unmarked:
             # a tier marked as applying got multiplied into a payout.

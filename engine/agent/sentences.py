@@ -75,9 +75,13 @@ def self_words() -> re.Pattern:
 
 
 def asked_aggregate(question: str) -> str:
-    """"average", "total" or "median" where a data question asks for that of a figure, "" else (a count or
-    names asked win: "How many people earn more than the average?")."""
+    """"average", "total" or "median" where a data question asks for that of a figure, "names" where it asks
+    who and not how many ("Wer ist in Elternzeit?"), "" else (a count or names asked win over an aggregate:
+    "How many people earn more than the average?")."""
     words = aggregate_words()
+    if "names" in words and words["names"].search(question) and not ("number" in words and
+                                                                      words["number"].search(question)):
+        return "names"
     if "count" in words and words["count"].search(question):
         return ""
     return next((kind for kind in ("average", "median", "total") if kind in words and words[kind].search(question)), "")

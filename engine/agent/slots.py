@@ -284,8 +284,12 @@ class SlotGrammar:
         per = ' (" per " groupcol)?' if self.grouping else ""
         if self.grouping:
             results.append('"count per " groupcol')
-        asked = asked_aggregate(self.question) if self.question and self.numeric else ""
-        if asked:  # "What is the average salary in Sales?": that average, of a figure, never a count
+        asked = asked_aggregate(self.question) if self.question else ""
+        if asked == "names":  # "Who is on parental leave?": the people (or the top of a ranking), never a count
+            results = [r for r in results if not r.startswith('"count')]
+            if self.numeric:
+                results.append(f'"the " top " with the " {ends} " " rankcol')
+        elif asked and self.numeric:  # "What is the average salary in Sales?": that average, never a count
             results = [f'"{asked} of " rankcol{per}']
         elif self.numeric:
             aggregates = '("average" | "total" | "median" | ' + (ends if direction else '"highest" | "lowest"') + ")"

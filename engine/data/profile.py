@@ -66,6 +66,11 @@ class Profile:
         return bool(self.facts)
 
     @property
+    def job_title(self) -> str:
+        """The record's job title ("" where it keeps none)."""
+        return next((f.value for f in self.facts if f.note.startswith("job title")), "")
+
+    @property
     def part_time(self) -> bool:
         """The record says the person works part-time (the computed "Works" fact)."""
         return any(f.label == "Works" and f.value == "part-time" for f in self.computed)
