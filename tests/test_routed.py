@@ -1033,3 +1033,14 @@ def test_a_table_row_by_kind_of_job_is_applied_to_the_asker_s_job_title(embedder
     trace, _ = answer_of(agent, question)
     assert trace.llm_calls == 0 and "your job title: Assistante commerciale" in trace.answer
     assert "2 mois [" in trace.answer.split("\n")[0] and "3 mois" not in trace.answer
+
+
+def test_a_calculation_that_goes_round_one_step_is_refused_and_written_again(tools, embedder, total_by_model):
+    question = "How many sick and vacation days do I have in total?"
+    agent, backend = make(tools, embedder, ["answer = sick_days_remaining / 2 / 2 / 2 / 2\n",
+                                            "answer = sick_days_remaining + vacation_days_remaining\n",
+                                            "You have 10 days in total."], bank=[(question, "my_calc")])
+    trace, _ = answer_of(agent, question)
+    calcs = [s for s in trace.steps if s.action == "calculator"]
+    assert not calcs[0].ok and "repeats one step" in calcs[0].observation
+    assert calcs[-1].ok and calcs[-1].observation == "2 + 8 = 10" and "10" in trace.answer

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from engine.agent.routed import Part
 
 #: A question or policy sentence that speaks of money (so the person's pay figure is declared for it).
+#: One step of a calculation said three times in a row ("/ 2 / 2 / 2").
+_LOOP = re.compile(r"([-+*/])\s*([\w.]+)(?:\s*\1\s*\2(?![\w.])){2,}")
 _MONEY = re.compile(r"salar|\bpa(y|id)\b|payout|payment|\brate\b|wage|earn|worth|cash|encash|\bsell|money|"
                     r"\bhow much\b|\$|£|€|dollar|pound|euro", re.I)
 #: ... or of length of service (so years of service are declared).
@@ -327,6 +329,9 @@ class Calculating(Stage):
                     # combine figures, not to be one).
                     calc.constant = True
                     raise ToolInputError(f"{written.strip()} uses none of the figures.")
+                if _LOOP.search(written):
+                    # "38500 / 24 / 2 / 2 / 2 / 2": a small model going round one step, not a calculation
+                    raise ToolInputError(f"{written.strip()} repeats one step over and over.")
                 inline = next((b for b in banned if b and b in "".join(written.split())), None)
                 if inline:
                     raise ToolInputError(f"{inline} is the figure refused above (none of the figures gives it).")
