@@ -610,3 +610,17 @@ def test_a_service_band_that_leaves_its_high_end_out_picks_one_row():
     for years, row in ((0.5, 0), (1, 1), (3, 2), (4.4, 2), (8, 3), (12, 3)):
         verdicts = [judge(r, "Notice", [], Figure(years, "years", f"{years} years of service"))[0] for r in rows]
         assert verdicts == ["applies" if i == row else "not" for i in range(4)], years
+
+
+def test_of_open_ended_service_bands_only_the_highest_one_met_applies():
+    """"2 years or more: 1 month", "5 years or more: 2 months": at 7 years both hold as written, and the
+    second is the one that applies; the first is ruled out."""
+    rows = ["Length of service: During probation (first 6 months); Notice period: 2 weeks",
+            "Length of service: 2 years or more; Notice period: 1 month to the end of a calendar month",
+            "Length of service: 5 years or more; Notice period: 2 months to the end of a calendar month"]
+    units = [Unit(f"1{c}", f"- {r}", 1) for c, r in zip("abc", rows)]
+    applies, ruled_out = mark_units(units, lambda u: "Notice periods", "How much notice do I have to give?",
+                                    Figure(7.7, "years", "7 full years and 8 months of service"))
+    assert set(applies) == {"1c"} and "1b" in ruled_out
+    applies, _ = mark_units(units, lambda u: "Notice periods", "", Figure(3, "years", "3 years of service"))
+    assert set(applies) == {"1b"}

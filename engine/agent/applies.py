@@ -228,6 +228,22 @@ def names_job(row: str, title: str) -> bool:
     return False
 
 
+def _highest_band_only(siblings, rows: set[str], verdicts: dict) -> None:
+    """Of rows that each hold by an open-ended band ("2 years or more", "5 years or more"), the one with the
+    highest threshold applies; the lower ones are the bands before it ("not")."""
+    open_ended = {}
+    for u in siblings:
+        if u.label in rows and verdicts[u.label][0] == "applies":
+            lows = [low for kind, low, _, _ in _ranges(u.text) if kind in ("at_least", "above")]
+            if lows and all(kind in ("at_least", "above") for kind, *_ in _ranges(u.text)):
+                open_ended[u.label] = max(lows)
+    if len(open_ended) >= 2:
+        top = max(open_ended.values())
+        for label, low in open_ended.items():
+            if low < top:
+                verdicts[label] = ("not", "")
+
+
 def mark_units(units, heading_of, question: str, service: Figure | None, job: str = "") -> tuple[dict, set]:
     """Which units apply (label -> why) and which rows do not (labels), from the question's figures,
     the relative it names, the person's length of service and their job title (``job``: a row of a table
@@ -260,6 +276,7 @@ def mark_units(units, heading_of, question: str, service: Figure | None, job: st
                 for u in siblings:
                     if u.label in rows and u is not named[0] and verdicts[u.label][0] != "applies":
                         verdicts[u.label] = ("not", "")
+        _highest_band_only(siblings, rows, verdicts)
         rows_apply = any(verdicts[u.label][0] == "applies" and u.label in rows for u in siblings)
         for u in siblings:
             verdict, why = verdicts[u.label]
