@@ -750,7 +750,7 @@ class _Turn(Calculating, LookingUp):
         if not hits:
             shown = "The policies say nothing about this."
         else:
-            shown = "\n".join(self._sentence(part, u) for u in units) or "(no sentence of the policies fits)"
+            shown = self._sentences(part, units) or "(no sentence of the policies fits)"
             shown = format_observation(shown, source=PolicySearchTool.name)
         if calculate:
             # A rate code works out from the definition (see _variables) is named, not made again: the
@@ -853,13 +853,21 @@ class _Turn(Calculating, LookingUp):
             part.stated = say("part_time", self.language, per=per, result=done[-1].text, unit=unit, amount=chosen,
                               cite=row.passage, rule_cite=f" [{rule.passage}]" if rule is not None else "")
 
-    def _sentence(self, part: Part, unit: Unit) -> str:
-        heading = heading_of(part.passages, unit)
-        text = unit.text.lstrip("-*• ")
-        note = f" (this applies to you: {part.applies[unit.label]})" if unit.label in part.applies else ""
-        if unit.label in part.about_you:
-            note += f" (for you: {part.about_you[unit.label]})"
-        return f"[{unit.passage}] " + (f"{heading}: " if heading else "") + text + note
+    def _sentences(self, part: Part, units: list[Unit]) -> str:
+        """The chosen sentences, most relevant first, each under its passage's number and heading; sentences
+        in a row from one passage share one heading line (the model reads the heading once, not per line)."""
+        lines, last = [], None
+        for unit in units:
+            heading = heading_of(part.passages, unit)
+            text = unit.text.lstrip("-*• ")
+            note = f" (this applies to you: {part.applies[unit.label]})" if unit.label in part.applies else ""
+            if unit.label in part.about_you:
+                note += f" (for you: {part.about_you[unit.label]})"
+            if (unit.passage, heading) != last:
+                lines.append(f"[{unit.passage}] " + (f"{heading}:" if heading else ""))
+                last = (unit.passage, heading)
+            lines.append(f"  - {text}{note}")
+        return "\n".join(lines)
 
     # -- 3. answer --------------------------------------------------------------------------------------------
     def answer(self, parts: list[Part], compose: bool = False) -> Iterator[Step]:
