@@ -955,12 +955,19 @@ def test_a_rule_by_length_of_service_asked_of_me_is_applied_to_me(embedder):
                           bank=[(question, "policy")])
     trace, _ = answer_of(agent, question)
     assert any("length of service, asked of me" in c for c in trace.checks), trace.checks
-    assert "employee_data" in used(trace) and "of service" in backend.prompts[-1]
+    # (one band holds, the highest one met: code states it, with the service it holds for)
+    assert "employee_data" in used(trace) and trace.llm_calls == 0 and "of service)" in trace.answer
     plain = "What notice period applies when an employee resigns?"
     agent, backend = make(tools, embedder, ["It depends on service [1]."], user="Dieter Schäfer",
                           bank=[(plain, "policy")])
     trace, _ = answer_of(agent, plain)
     assert not any("asked of me" in c for c in trace.checks) and "employee_data" not in used(trace)
+    # A table by service beside the rule asked about (PTO accrual beside bereavement leave) is not the rule.
+    grief = "How many days off do I get if my grandmother dies?"
+    agent, _ = make(company("juniper-ridge", "employees.csv"), embedder, ["Up to 3 days [1]."], user="Imani Brooks",
+                    bank=[(grief, "policy")])
+    trace, _ = answer_of(agent, grief)
+    assert not any("asked of me" in c or "pro rata" in c for c in trace.checks), trace.checks
 
 
 def test_a_rate_a_rule_names_is_looked_up_where_the_handbook_defines_it(tmp_path, embedder):

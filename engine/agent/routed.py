@@ -33,7 +33,7 @@ from typing import Generator, Iterator
 
 from engine.agent import caps, small_talk
 from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
-from engine.agent.applies import Figure, mark_units, mentions_probation, probation_length, probation_note
+from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note, question_relative
 from engine.agent.calc_slot import (
     Calculation,
     Variable,
@@ -661,13 +661,18 @@ class _Turn(Calculating, LookingUp):
             return ""
         if (profile.probation or profile.service_days is not None) and mentions_probation(part.text):
             return "the probation"
+        if question_relative(part.text):
+            return ""  # ("… if my grandmother dies?": the row is the relative's, not the asker's service)
         service = Figure(profile.service_years, "years", profile.service_text) \
             if profile.service_years is not None else None
-        units = [u for p in part.passages for u in p.units]
-        heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p in part.passages for u in p.units}
-        applies, _ = mark_units(units, lambda u: heading[u.label], "", service, profile.job_title)
+        # Only a row among the sentences nearest the question counts (no bonus for applying): an accrual table
+        # by service beside the bereavement rules says nothing of "How many days off do I get if …".
+        units, applies = candidates(part.passages, part.text, self.agent.router.embedder, k=OFFERED, service=service,
+                                    bonus=0.0, job=profile.job_title)
+        near = {u.label for u in units}
         return next(("the length of service" if "of service" in why else "the job title"
-                     for why in applies.values() if "of service" in why or why.startswith("your job title")), "")
+                     for label, why in applies.items() if label in near
+                     and ("of service" in why or why.startswith("your job title"))), "")
 
     def _which(self, part: Part, several: bool) -> str:
         return f"part {part.number} of my question ({part.text})" if several else "my question"
