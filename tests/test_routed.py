@@ -1051,3 +1051,17 @@ def test_a_calculation_that_goes_round_one_step_is_refused_and_written_again(too
     calcs = [s for s in trace.steps if s.action == "calculator"]
     assert not calcs[0].ok and "repeats one step" in calcs[0].observation
     assert calcs[-1].ok and calcs[-1].observation == "2 + 8 = 10" and "10" in trace.answer
+
+
+def test_the_policy_sentences_offered_share_one_heading_per_run_of_a_passage(tools, embedder):
+    question = "What does the policy say about sick leave?"
+    agent, backend = make(tools, embedder, ["Sick leave is paid [1]."], bank=[(question, "policy")])
+    answer_of(agent, question)
+    block = backend.prompts[-1].split('<data from="policy_search">')[-1].split("</data>")[0].strip().splitlines()
+    heads = [line for line in block if line.lstrip().startswith("[")]
+    items = [line for line in block if line.lstrip().startswith("- ")]
+    assert heads and items and len(heads) + len(items) == len(block)
+    assert block[0].lstrip().startswith("[") and all(h.rstrip().endswith(":") or "]" in h for h in heads)
+    # (a heading is written again only where the passage changes)
+    runs = [line.strip() for line in block if line.lstrip().startswith("[")]
+    assert all(a != b for a, b in zip(runs, runs[1:]))
