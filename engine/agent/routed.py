@@ -33,7 +33,8 @@ from typing import Generator, Iterator
 
 from engine.agent import caps, small_talk
 from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
-from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note, question_relative
+from engine.agent.applies import (Figure, mark_units, mentions_probation, probation_length, probation_note,
+                                  question_relative)
 from engine.agent.calc_slot import (
     Calculation,
     Variable,
@@ -665,14 +666,19 @@ class _Turn(Calculating, LookingUp):
             return ""  # ("… if my grandmother dies?": the row is the relative's, not the asker's service)
         service = Figure(profile.service_years, "years", profile.service_text) \
             if profile.service_years is not None else None
+        def mine(applies: dict[str, str]) -> dict[str, str]:
+            return {label: "the length of service" if "of service" in why else "the job title"
+                    for label, why in applies.items() if "of service" in why or why.startswith("your job title")}
+
+        units = [u for p in part.passages for u in p.units]
+        heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p in part.passages for u in p.units}
+        if not mine(mark_units(units, lambda u: heading[u.label], part.text, service, profile.job_title)[0]):
+            return ""  # (the same marking candidates() makes, without embedding the sentences)
         # Only a row among the sentences nearest the question counts (no bonus for applying): an accrual table
         # by service beside the bereavement rules says nothing of "How many days off do I get if …".
-        units, applies = candidates(part.passages, part.text, self.agent.router.embedder, k=OFFERED, service=service,
-                                    bonus=0.0, job=profile.job_title)
-        near = {u.label for u in units}
-        return next(("the length of service" if "of service" in why else "the job title"
-                     for label, why in applies.items() if label in near
-                     and ("of service" in why or why.startswith("your job title"))), "")
+        near, applies = candidates(part.passages, part.text, self.agent.router.embedder, k=OFFERED, service=service,
+                                   bonus=0.0, job=profile.job_title)
+        return next((why for label, why in mine(applies).items() if label in {u.label for u in near}), "")
 
     def _which(self, part: Part, several: bool) -> str:
         return f"part {part.number} of my question ({part.text})" if several else "my question"
