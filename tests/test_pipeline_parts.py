@@ -624,3 +624,15 @@ def test_of_open_ended_service_bands_only_the_highest_one_met_applies():
     assert set(applies) == {"1c"} and "1b" in ruled_out
     applies, _ = mark_units(units, lambda u: "Notice periods", "", Figure(3, "years", "3 years of service"))
     assert set(applies) == {"1b"}
+
+
+@pytest.mark.parametrize("row, heading, verdict", [
+    # a lead time is no band of service, though the heading or a portal's name speaks of service
+    ("Requests must be made in the employee self-service portal at least 2 months before the break starts.",
+     "Career break (after 5 years of service)", ""),
+    ("Give your manager notice 4 weeks in advance of the first day.", "Long-service leave", ""),
+    ("Length of service: 5 years or more; Notice period: 2 months to the end of a calendar month", "Notice", "applies"),
+    ("Employees with at least 5 years of service accrue 20 days.", "Vacation", "applies"),
+])
+def test_a_lead_time_is_not_judged_by_the_length_of_service(row, heading, verdict):
+    assert judge(row, heading, [], Figure(10.7, "years", "10 full years and 8 months of service"))[0] == verdict

@@ -54,6 +54,9 @@ _RANGES = [
     (re.compile(r"\bin the first year\b", re.I), "first_year"),
     (re.compile(rf"\b(?:until|before|during|in)(?: the)?(?: first)? {_NUM}[ -]{_UNIT}", re.I), "below"),
 ]
+#: How long before something a thing must be done ("at least 3 months before the intended leave date").
+_LEAD_TIME = re.compile(r"\b\d+\s+(?:full\s+|calendar\s+|working\s+|business\s+)?(?:days?|weeks?|months?)['’]?\s+"
+                        r"(?:before|in advance|prior to|ahead of|beforehand)\b", re.I)
 _SERVICE = re.compile(r"service|employ|tenure|worked|with the company|seniority|years? of|introductory|probation"
                       r"|new (?:employees|hires|starters)|hire date|start date", re.I)
 #: What a question calls a relative, and the word a handbook's list uses.
@@ -146,7 +149,8 @@ def judge(unit_text: str, heading: str, figures: list[Figure], service: Figure |
     ranges = _ranges(unit_text)
     if not ranges:
         return "", ""
-    about_service = bool(_SERVICE.search(unit_text) or _SERVICE.search(heading))
+    # ("submitted at least 3 months before the leave": a lead time, whatever the heading says of service)
+    about_service = bool(_SERVICE.search(unit_text) or _SERVICE.search(heading)) and not _LEAD_TIME.search(unit_text)
     verdict = ""
     for kind, low, high, unit in ranges:
         candidates = [f for f in figures if f.unit == unit]
