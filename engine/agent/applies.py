@@ -157,7 +157,7 @@ def judge(unit_text: str, heading: str, figures: list[Figure], service: Figure |
         if not candidates and service is not None and unit in ("years", "months", "weeks", "days") and about_service:
             per_year = {"years": 1, "months": 12, "weeks": 52.18, "days": 365.25}[unit]
             value = service.value * per_year
-            why = service.why if unit == "years" else f"{int(value)} {unit} of service"
+            why = service.why  # (in the record's words: "128 months of service" is a figure no source gives)
             candidates = [Figure(value, unit, why)]
         for f in candidates:
             if _holds(kind, low, high, f.value):
