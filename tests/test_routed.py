@@ -146,18 +146,22 @@ def test_a_cap_is_applied_only_to_the_leave_it_is_about(tools, embedder):
     assert trace.answer.startswith("All of your 15 days carry over: the policy allows up to 20 days")
 
 
-def test_a_calculation_line_of_bare_constants_is_refused_and_written_again(tools, embedder, total_by_model):
+@pytest.mark.parametrize("first, why", [
+    ("share = 0\nanswer = (sick_days_remaining + vacation_days_remaining) * share\n", "uses none of the figures"),
+    ("answer = sick_days_remaining / 2 / 2 / 2 / 2\n", "repeats one step"),  # a model going round one step
+])
+def test_a_broken_calculation_line_is_refused_and_written_again(tools, embedder, total_by_model, first, why):
     question = "How many sick and vacation days do I have in total?"
-    agent, backend = make(tools, embedder, ["share = 0\nanswer = (sick_days_remaining + vacation_days_remaining) * share\n",
-                                            "answer = sick_days_remaining + vacation_days_remaining\n",
+    agent, backend = make(tools, embedder, [first, "answer = sick_days_remaining + vacation_days_remaining\n",
                                             "You have 10 days in total."], bank=[(question, "my_calc")])
     trace, _ = answer_of(agent, question)
     calcs = [s for s in trace.steps if s.action == "calculator"]
-    assert not calcs[0].ok and "uses none of the figures" in calcs[0].observation
+    assert not calcs[0].ok and why in calcs[0].observation
     assert calcs[-1].ok and calcs[-1].observation == "2 + 8 = 10" and "10" in trace.answer
     assert "Write the lines again" in backend.prompts[1]
-    # The name the constant line took is not offered again (greedy decoding would write the same line).
-    assert '"share"' in backend.grammars[0] and '"share"' not in backend.grammars[1]
+    if first.startswith("share"):
+        # The name the constant line took is not offered again (greedy decoding would write the same line).
+        assert '"share"' in backend.grammars[0] and '"share"' not in backend.grammars[1]
 
 
 def test_a_refused_constant_cannot_come_back_inline(tools, embedder, total_by_model):
@@ -998,8 +1002,12 @@ def test_a_rate_a_rule_names_is_looked_up_where_the_handbook_defines_it(tmp_path
     tools = build_tools(Settings(), Sources(str(tmp_path / "staff.csv"), str(tmp_path / "policies")))
     question = "How much would I get for 8 hours of overtime?"
     agent, _ = make(tools, embedder, [], user="Mara Lind", bank=[(question, "policy_calc")])
-    trace, _ = answer_of(agent, question)
+    trace, steps = answer_of(agent, question)
     assert any("as the handbook defines it, looked up" in c for c in trace.checks), trace.checks
+    # (the window's citation for the passage looked up, beside the search's own)
+    cited = [c for s in steps if getattr(s, "action", "") == "policy_search" and getattr(s, "data", None)
+             for c in s.data["citations"]]
+    assert any("2.2 The hourly rate is the monthly salary divided by 160." in c["text"] for c in cited), cited
     assert trace.llm_calls == 0 and "come to 240" in trace.answer and "3200 / 160" in trace.answer, trace.answer
     assert "> 2.2 The hourly rate is the monthly salary divided by 160." in trace.answer and not trace.ungrounded_numbers
 
@@ -1041,16 +1049,6 @@ def test_a_table_row_by_kind_of_job_is_applied_to_the_asker_s_job_title(embedder
     assert trace.llm_calls == 0 and "your job title: Assistante commerciale" in trace.answer
     assert "2 mois [" in trace.answer.split("\n")[0] and "3 mois" not in trace.answer
 
-
-def test_a_calculation_that_goes_round_one_step_is_refused_and_written_again(tools, embedder, total_by_model):
-    question = "How many sick and vacation days do I have in total?"
-    agent, backend = make(tools, embedder, ["answer = sick_days_remaining / 2 / 2 / 2 / 2\n",
-                                            "answer = sick_days_remaining + vacation_days_remaining\n",
-                                            "You have 10 days in total."], bank=[(question, "my_calc")])
-    trace, _ = answer_of(agent, question)
-    calcs = [s for s in trace.steps if s.action == "calculator"]
-    assert not calcs[0].ok and "repeats one step" in calcs[0].observation
-    assert calcs[-1].ok and calcs[-1].observation == "2 + 8 = 10" and "10" in trace.answer
 
 
 def test_the_policy_sentences_offered_share_one_heading_per_run_of_a_passage(tools, embedder):

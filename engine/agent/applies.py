@@ -209,12 +209,11 @@ def parallel_rows(siblings) -> set[str]:
 
 def _title_words(text: str) -> list[str]:
     """The words of a job title or a row that say what the job is ("Assistante commerciale" -> assistante,
-    commerciale; "assistant(e) commercial(e)" -> assistant, commercial): inclusive endings dropped."""
-    import unicodedata
+    commerciale; "assistant(e) commercial(e)" -> assistant, commercial: an inclusive ending folds to a word
+    too short to count), without case or accents."""
+    from engine.data.vocab import fold
 
-    text = re.sub(r"\((?:e|es|s|ne|le|se|ice|rice)\)|·e|·s", "", text.lower())
-    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return [w for w in re.findall(r"[^\W\d_]{4,}", text)]
+    return [w for w in fold(text).split() if len(w) >= 4 and w.isalpha()]
 
 
 def names_job(row: str, title: str) -> bool:
@@ -238,9 +237,9 @@ def _highest_band_only(siblings, rows: set[str], verdicts: dict) -> None:
     open_ended = {}
     for u in siblings:
         if u.label in rows and verdicts[u.label][0] == "applies":
-            lows = [low for kind, low, _, _ in _ranges(u.text) if kind in ("at_least", "above")]
-            if lows and all(kind in ("at_least", "above") for kind, *_ in _ranges(u.text)):
-                open_ended[u.label] = max(lows)
+            ranges = _ranges(u.text)
+            if ranges and all(kind in ("at_least", "above") for kind, *_ in ranges):
+                open_ended[u.label] = max(low for _, low, _, _ in ranges)
     if len(open_ended) >= 2:
         top = max(open_ended.values())
         for label, low in open_ended.items():

@@ -154,6 +154,15 @@ def shared_words(question: str, text: str) -> int:
     return len(asked & _stems(text))
 
 
+def marks(passages: list[Passage], question: str, service=None, job: str = "") -> tuple[dict[str, str], set[str]]:
+    """Which units of ``passages`` apply (label -> why) and which rows do not, each read with its heading
+    (:func:`engine.agent.applies.mark_units`); no embedding."""
+    from engine.agent.applies import mark_units
+
+    heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p in passages for u in p.units}
+    return mark_units([u for p in passages for u in p.units], lambda u: heading[u.label], question, service, job)
+
+
 def candidates(passages: list[Passage], question: str, embedder, k: int = CANDIDATES,
                service=None, bonus: float = APPLIES_BONUS, job: str = "") -> tuple[list[Unit], dict[str, str]]:
     """The units most likely to answer ``question``, most likely first, and which of them apply.
@@ -165,14 +174,12 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     embedding similarity to the question (each unit read with its heading). ``bonus``: how far a
     unit that applies moves up (0 for a calculation, where the rate matters and not the tier)."""
 
-    from engine.agent.applies import mark_units
-
     units = [(p, u) for p in passages for u in p.units]
     if not units:
         return [], {}
     heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p, u in units}
     path = {u.label: p.section or "" for p, u in units}  # every level: "Remote work › Eligibility"
-    applies, ruled_out = mark_units([u for _, u in units], lambda u: heading[u.label], question, service, job)
+    applies, ruled_out = marks(passages, question, service, job)
     pool = [u for _, u in units if u.label not in ruled_out]
     texts = [f"{heading[u.label]}: {u.text}" if heading[u.label] else u.text for u in pool]
     sims = embedder.encode(texts) @ embedder.encode([question])[0]

@@ -33,8 +33,7 @@ from typing import Generator, Iterator
 
 from engine.agent import caps, small_talk
 from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
-from engine.agent.applies import (Figure, mark_units, mentions_probation, probation_length, probation_note,
-                                  question_relative)
+from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note, question_relative
 from engine.agent.calc_slot import (
     Calculation,
     Variable,
@@ -58,6 +57,7 @@ from engine.agent.evidence import (
     Unit,
     candidates,
     heading_of,
+    marks,
     passages_from_hits,
     put_after,
     render_passages,
@@ -623,35 +623,33 @@ class _Turn(Calculating, LookingUp):
             return "service"
         return ""
 
-    def _definition_hits(self, part: Part, search, key) -> list:
+    def _remember(self, hits: list, key) -> list[tuple]:
+        """The hits no earlier look-up of this turn found, numbered on from the passages so far and kept in the
+        memory; (hit, passage) for each."""
+        new = list({key(h): h for h in hits if key(h) not in self.memory.passages}.values())
+        pairs = list(zip(new, passages_from_hits(new, first=len(self.memory.passages) + 1)))
+        for hit, passage in pairs:
+            self.memory.passages[key(hit)] = passage
+        return pairs
+
+    def _definition_hits(self, part: Part, search) -> list:
         """Where the passages found for a calculation name a rate ("125 % of the hourly rate") that none of
         them defines from the person's kind of pay, the handbook's passage that does ("The hourly rate is the
-        monthly salary divided by 4.33 times the contractual weekly hours", in another section), added to the
-        part's passages. A question about overtime pay finds the overtime section, and the rate's definition
-        ranks below it."""
+        monthly salary divided by 4.33 times the contractual weekly hours", in another section). A question
+        about overtime pay finds the overtime section, and the rate's definition ranks below it."""
         period = self._pay_period()
         hours = self._weekly_hours()
         texts = [u.text for p in part.passages for u in p.units]
         if not period or any(applies_to(d, period) for t in texts for d in rate_definitions(t, hours)):
             return []
         # (the rate the rule or the question names: "What is my hourly rate?" against a French handbook)
-        said = [*texts, part.text]
-        per = next((per for per in ("hour", "day", "week") if any(in_any_language(f"rate_terms.{per}").search(t)
-                                                                   for t in said)), "")
-        if not per:
+        named = next(((per, m.group(0)) for per in ("hour", "day", "week") for t in [*texts, part.text]
+                      if (m := in_any_language(f"rate_terms.{per}").search(t))), None)
+        if named is None:
             return []
-        term = next(m.group(0) for t in said if (m := in_any_language(f"rate_terms.{per}").search(t)))
-        found = [h for h in search.index.search(f"how the {term} is worked out from the salary", k=2 * search.k)
-                 if any(applies_to(d, period) and d.per == per for d in rate_definitions(h.text, hours))][:1]
-        new = [h for h in found if key(h) not in self.memory.passages]
-        for hit, passage in zip(new, passages_from_hits(new, first=len(self.memory.passages) + 1)):
-            self.memory.passages[key(hit)] = passage
-        for hit in found:
-            if self.memory.passages[key(hit)] not in part.passages:
-                part.passages.append(self.memory.passages[key(hit)])
-                self.trace.checks.append(f"part {part.number}: the {term} the rule names, as the handbook defines it, "
-                                         "looked up")
-        return found
+        per, term = named
+        return [h for h in search.index.search(f"how the {term} is worked out from the salary", k=2 * search.k)
+                if any(applies_to(d, period) and d.per == per for d in rate_definitions(h.text, hours))][:1]
 
     def _about_me(self, part: Part) -> str:
         """Why a policy question the asker asks of themselves ("How much notice do I have to give?") is
@@ -666,19 +664,13 @@ class _Turn(Calculating, LookingUp):
             return ""  # ("… if my grandmother dies?": the row is the relative's, not the asker's service)
         service = Figure(profile.service_years, "years", profile.service_text) \
             if profile.service_years is not None else None
-        def mine(applies: dict[str, str]) -> dict[str, str]:
-            return {label: "the length of service" if "of service" in why else "the job title"
-                    for label, why in applies.items() if "of service" in why or why.startswith("your job title")}
-
-        units = [u for p in part.passages for u in p.units]
-        heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p in part.passages for u in p.units}
-        if not mine(mark_units(units, lambda u: heading[u.label], part.text, service, profile.job_title)[0]):
-            return ""  # (the same marking candidates() makes, without embedding the sentences)
+        if not any(map(_by_me, marks(part.passages, part.text, service, profile.job_title)[0].values())):
+            return ""  # (the marking candidates() makes, without embedding the sentences)
         # Only a row among the sentences nearest the question counts (no bonus for applying): an accrual table
         # by service beside the bereavement rules says nothing of "How many days off do I get if …".
         near, applies = candidates(part.passages, part.text, self.agent.router.embedder, k=OFFERED, service=service,
                                    bonus=0.0, job=profile.job_title)
-        return next((why for label, why in mine(applies).items() if label in {u.label for u in near}), "")
+        return next((_by_me(applies[u.label]) for u in near if _by_me(applies.get(u.label, ""))), "")
 
     def _which(self, part: Part, several: bool) -> str:
         return f"part {part.number} of my question ({part.text})" if several else "my question"
@@ -692,15 +684,19 @@ class _Turn(Calculating, LookingUp):
         t0 = time.perf_counter()
         hits = search.index.search(part.text, k=search.k, hint=hint)
         key = lambda h: (h.source, h.location, h.text)  # noqa: E731 - two windows of one long section share a location
-        new_hits = list({key(h): h for h in hits if key(h) not in self.memory.passages}.values())
-        fresh = passages_from_hits(new_hits, first=len(self.memory.passages) + 1)
-        for hit, passage in zip(new_hits, fresh):
-            self.memory.passages[key(hit)] = passage
+        new = self._remember(hits, key)
         part.passages = list({id(p): p for p in (self.memory.passages[key(h)] for h in hits)}.values())
         if calculate and hits:
-            hits += self._definition_hits(part, search, key)
+            defining = self._definition_hits(part, search)
+            new += self._remember(defining, key)
+            for hit in defining:
+                if self.memory.passages[key(hit)] not in part.passages:
+                    part.passages.append(self.memory.passages[key(hit)])
+                    self.trace.checks.append(f"part {part.number}: the rate the rule names, as the handbook defines "
+                                             "it, looked up")
+            hits += defining
         observation = render_passages(part.passages) if hits else "No policy passage matches this question."
-        citations = [{"n": p.number, **h.to_dict()} for p, h in zip(fresh, new_hits)]
+        citations = [{"n": p.number, **h.to_dict()} for h, p in new]
         yield from self.tool_step(PolicySearchTool.name, part.text, observation, data={"citations": citations},
                                   seconds=time.perf_counter() - t0)
         why = self._about_me(part)
@@ -1144,6 +1140,13 @@ class _Turn(Calculating, LookingUp):
 
 
 NOT_WORKED_OUT = say("not_worked_out")
+
+
+def _by_me(why: str) -> str:
+    """What of the asker a row holds by, from the reason code marked it with ("" for another reason: a
+    figure of the question, a relative)."""
+    return "the length of service" if "of service" in why else "the job title" if why.startswith("your job title") \
+        else ""
 
 
 def _asks_rate_in_any_language(text: str) -> str:

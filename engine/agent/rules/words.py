@@ -204,7 +204,6 @@ def in_any_language(name: str) -> re.Pattern:
     return _compiled("all", name, tuple(phrases))
 
 
-
 @functools.lru_cache(maxsize=None)
 def _glossaries() -> tuple[tuple[re.Pattern, dict[str, str]], ...]:
     """Each language's ``[to_english]`` phrases as one pattern, with what each phrase becomes."""
