@@ -88,6 +88,31 @@ def test_prefix_is_reused_and_only_new_tokens_evaluated(tiny_backend):
     assert other.stats.prompt_reused <= 1
 
 
+def test_a_kept_prompt_state_is_restored_after_other_prompts(tiny_backend):
+    """keep(): a prompt's KV state outlives other prompts; a prompt that starts with it evaluates only
+    the rest, and writes what it writes when evaluated from scratch."""
+    kept = tiny_backend.chat_prompt([{"role": "system", "content": "You are the HR assistant. " * 12},
+                                     {"role": "user", "content": ""}])
+    question = kept.rsplit("<|im_start|>user", 1)[0] + "<|im_start|>user\nHow many sick days?<|im_end|>\n"
+    other = tiny_backend.chat_prompt([{"role": "user", "content": "completely different text " * 8}])
+    try:
+        tiny_backend.keep(kept)
+        tiny_backend.generate(other, None, max_tokens=3)  # the cache now holds another prompt
+        tiny_backend.reseed(7)
+        restored = tiny_backend.generate(question, None, max_tokens=12)
+        shared = tiny_backend.count_tokens(kept.rsplit("<|im_start|>user", 1)[0])
+        assert restored.stats.prompt_reused >= shared
+        assert restored.stats.prompt_evaluated <= restored.stats.prompt_tokens - shared
+        tiny_backend._kept.clear()
+        tiny_backend.generate(other, None, max_tokens=3)
+        tiny_backend.reseed(7)
+        fresh = tiny_backend.generate(question, None, max_tokens=12)
+        assert fresh.stats.prompt_reused <= 1
+        assert fresh.text == restored.text
+    finally:
+        tiny_backend._kept.clear()
+
+
 def test_streaming_and_cancellation_from_another_thread(tiny_backend):
     prompt = tiny_backend.chat_prompt([{"role": "user", "content": "write"}])
     pieces: list[str] = []

@@ -1063,3 +1063,28 @@ def test_the_policy_sentences_offered_share_one_heading_per_run_of_a_passage(too
     # (a heading is written again only where the passage changes)
     runs = [line.strip() for line in block if line.lstrip().startswith("[")]
     assert all(a != b for a, b in zip(runs, runs[1:]))
+
+
+def test_a_data_question_reads_the_columns_with_the_instructions_from_a_kept_state(tools, embedder):
+    """The data's columns are part of the system prompt of a question that queries the data (a prompt state
+    kept at warm-up), not a message after the question; other questions' prompts do not carry them."""
+    agent, backend = make(tools, embedder, ['everyone\nFilter: "department" is "Engineering"\nResult: count\n',
+                                            "There are 5.", "You get 24 days [1]."],
+                          user="Priya Raman", bank=[("How many people work in Engineering?", "company"),
+                                                    ("How many days of annual leave do I get?", "policy")])
+    kept: list[str] = []
+    backend.keep = kept.append
+    agent.warm_up()
+    assert len(kept) == 2
+    header = "The employee data has these columns:"
+    assert header not in kept[0] and header in kept[1] and '"department"' in kept[1]
+    opening = kept[1].rsplit("<|im_start|>user", 1)[0]  # the system message with the columns
+    trace, _ = answer_of(agent, "How many people work in Engineering?")
+    assert [r["kind"] for r in trace.route] == ["company"]
+    slot_prompt = backend.prompts[-2]
+    assert slot_prompt.startswith(opening) and slot_prompt.count(header) == 1
+    assert slot_prompt.endswith("Rows: ")
+    trace, _ = answer_of(agent, "How many days of annual leave do I get?")
+    assert [r["kind"] for r in trace.route] == ["policy"]
+    assert header not in backend.prompts[-1]
+    assert backend.prompts[-1].startswith(kept[0].rsplit("<|im_start|>user", 1)[0])

@@ -74,9 +74,9 @@ from engine.agent.rates import applies_to, rate_definition, rate_definitions
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
 from engine.agent.rules.words import in_any_language, words as rule_words
-from engine.agent.slots import SLOT_TOKENS, mentioned
+from engine.agent.slots import SLOT_TOKENS, SlotGrammar, mentioned
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
-from engine.agent.stage_data import LookingUp
+from engine.agent.stage_data import DATA_KINDS, LookingUp
 from engine.agent.steps import (
     ActionStep,
     AnswerToken,
@@ -251,6 +251,7 @@ class RoutedAgent(Agent):
         self.examples = examples  # engine.agent.examples.ExampleBank, or None
         self._profile = profile
         self._react: Agent | None = None
+        self._columns: str | None = None
 
     # -- what is known before the question ---------------------------------------------------------------
     @property
@@ -293,15 +294,39 @@ class RoutedAgent(Agent):
         profile.computed.append(Fact("Probation ends", end.isoformat(),
                                      f"{length} days after the start date {start.isoformat()}, as the policies state"))
 
-    def system_prompt(self) -> str:
+    def system_prompt(self, data: bool = False) -> str:
+        """The instructions and the person's record; with ``data``, also the employee data's columns (a
+        question that queries the data reads them there, in a prompt state kept from one question to the next)."""
         leave = ", and preparing leave requests for approval" if self.tools.of(LeaveRequestTool) else ""
-        return SYSTEM_PROMPT.format(leave=leave, today=self.context.today, role=self.context.role,
+        text = SYSTEM_PROMPT.format(leave=leave, today=self.context.today, role=self.context.role,
                                     name=self.context.name or self.context.user or "an employee",
                                     record=self.profile.render()).rstrip()
+        columns = self.data_columns() if data else ""
+        return text + (f"\n\nThe employee data has these columns:\n{columns}" if columns else "")
+
+    def data_columns(self) -> str:
+        """The employee data's columns as this person's queries read them (kind, unit, the values they may
+        read); empty without data or a record. The same for every question of the conversation."""
+        if self._columns is None:
+            data = self.tools.of(EmployeeDataTool)
+            self._columns = ""
+            if data is not None and self.profile.found:
+                viewer = data.viewer(self.context.user)
+                self._columns = SlotGrammar(data.table, viewer).columns_text()
+        return self._columns
 
     def warm_up(self) -> None:
-        messages = [{"role": "system", "content": self.system_prompt()}, *self.history, {"role": "user", "content": ""}]
-        self.backend.generate(self.backend.chat_prompt(messages), None, max_tokens=0)
+        """Evaluate the instructions now, while the person reads the window; where the backend keeps prompt
+        states, keep both openings (with and without the data's columns), so neither is evaluated again."""
+        keep = getattr(self.backend, "keep", None)
+        for data in ((False, True) if keep is not None and self.data_columns() else (False,)):
+            messages = [{"role": "system", "content": self.system_prompt(data)}, *self.history,
+                        {"role": "user", "content": ""}]
+            prompt = self.backend.chat_prompt(messages)
+            if keep is not None:
+                keep(prompt)
+            else:
+                self.backend.generate(prompt, None, max_tokens=0)
 
     def allowed_kinds(self) -> list[str]:
         """Kinds this person's questions can take: a team needs reports, data needs a row in the data."""
@@ -346,6 +371,9 @@ class RoutedAgent(Agent):
             several = len(parts) > 1
             for part in parts:
                 part.route = yield from turn.route(part, several)
+            # A part that queries the data reads its columns with the instructions, from the prompt state kept
+            # at warm-up, instead of evaluating them after every question.
+            turn.columns_above = any(p.kind in DATA_KINDS for p in parts) and bool(self.data_columns())
             if not several and parts[0].kind == "other":
                 self.history = history_before
                 yield from self._react_run(question, cancel, parts[0].route)
@@ -394,6 +422,7 @@ class _Turn(Calculating, LookingUp):
         self.partial = ""  # the assistant message being written (code and model take turns in it)
         self.memory = Memory()  # what the stages found so far (engine.agent.memory)
         self.parts: list[Part] = []
+        self.columns_above = False  # the data's columns are in the system prompt (a part queries the data)
         from engine.data.vocab import vocabulary
 
         self.language = vocabulary().question_language(self.question)  # code's own sentences are in it
@@ -409,7 +438,7 @@ class _Turn(Calculating, LookingUp):
     def _prompt(self, tail: str) -> str:
         a = self.agent
         while True:
-            messages = [{"role": "system", "content": a.system_prompt()}, *a.history,
+            messages = [{"role": "system", "content": a.system_prompt(self.columns_above)}, *a.history,
                         {"role": "user", "content": self.question}, *self.messages]
             prompt = a.backend.chat_prompt(messages) + self.partial + tail
             used = a.backend.count_tokens(prompt)
@@ -595,7 +624,7 @@ class _Turn(Calculating, LookingUp):
                 return
             self.tell(self._calc_examples(part) + self._code_request(part, several))
             yield from self._code(part, [self.question, *self._conversation(), *self.memory.results])
-        elif kind in ("my_team", "company"):
+        elif kind in DATA_KINDS:
             yield from self._data(part, several)
         elif kind == "calculation":
             # Arithmetic on the question's own figures: no examples (their figures get copied) and no record.

@@ -21,6 +21,7 @@ class Stage:
     memory: Memory
     trace: Trace
     partial: str
+    columns_above: bool  # the employee data's columns are in the system prompt
     tell: Callable[[str], None]
     call: Callable[..., Generator[Step, None, str]]
     tool_step: Callable[..., Iterator[Step]]

@@ -24,6 +24,8 @@ from engine.tools.leave_request import LeaveRequestTool
 if TYPE_CHECKING:
     from engine.agent.routed import Part
 
+#: The kinds of question that query the employee data (their prompts carry the data's columns).
+DATA_KINDS = ("my_team", "company")
 #: A question that asks for figures per group ("per department", "by team", "each", "which department has").
 _BREAKDOWN = re.compile(r"\b(per|each|every|by|breakdown|broken down|which (department|team|division|unit|location|"
                         r"group|site))\b", re.I)
@@ -90,8 +92,10 @@ class LookingUp(Stage):
                             question=part.text, mentions=" ".join([*self._conversation()[-2:], part.text]))
         bank = a.examples
         shown = bank.slots(part.text, data.table, viewer, manager=bool(viewer.reports)) if bank is not None else ""
-        self.tell(f"The employee data has these columns:\n{slots.columns_text()}\n"
-                  + (f"Examples of queries on it:\n{shown}\n" if shown else "")
+        # (the columns are in the system prompt where the turn's parts query the data: engine.agent.routed)
+        columns = "" if self.columns_above else f"The employee data has these columns:\n{slots.columns_text()}\n"
+        on = "the employee data" if self.columns_above else "it"
+        self.tell(columns + (f"Examples of queries on {on}:\n{shown}\n" if shown else "")
                   + f"Write the query for {self._which(part, several)} in the three slots Rows, Filter and Result.")
         for attempt in range(2):
             text = yield from self.call("Rows: ", slots.grammar(), SLOT_TOKENS,

@@ -7,7 +7,9 @@ What it adds to llama-cpp-python:
   naming the file and what to do, instead of a crash or a C-level abort.
 * **Prefix reuse**: the backend remembers the text and tokens in the KV cache.
   A prompt that extends them (the next ReAct step, the next question of a chat)
-  tokenizes and evaluates only the new text.
+  tokenizes and evaluates only the new text. ``keep(prompt)`` also keeps a copy of
+  a prompt's KV state (llama.cpp's per-sequence state, the cache without logits), so
+  a later prompt that starts the same way begins from it even after other prompts.
 * **Cheap grammar sampling**: llama-cpp-python runs the grammar over the whole
   vocabulary before every sample. Like llama.cpp's own ``common_sampler``, this
   backend samples first and checks only the chosen token against the grammar;
@@ -226,6 +228,8 @@ class LlamaBackend(StreamingBackend):
         self._single_arr = llama_cpp.llama_token_data_array(data=ctypes.pointer(self._single), size=1, selected=-1,
                                                             sorted=False)
         self._grammar_seconds = 0.0
+        # KV states of prompts kept with keep(): (tokens, state bytes), newest last.
+        self._kept: list[tuple[Any, Any]] = []
 
     # -- loading ------------------------------------------------------------------------------------
     def _load_error(self, exc: Exception) -> ModelFileError:
@@ -327,20 +331,62 @@ class LlamaBackend(StreamingBackend):
             self._pieces[token] = piece
         return piece
 
+    # -- kept states ----------------------------------------------------------------------------------
+    KEPT = 2  # prompt states kept (the oldest dropped); a 1.5B model's state is about 28 kB a token
+    RESTORE_MIN = 16  # tokens a kept state must add to what the cache holds to be worth a copy
+
+    def keep(self, prompt: str) -> None:
+        """Evaluate ``prompt`` and keep a copy of its KV state: a later prompt that starts the same way
+        begins from it, whatever was evaluated in between (two system prompts that take turns)."""
+        self.generate(prompt, None, max_tokens=0)
+        ctx, lib = self.llm._ctx.ctx, self._lib
+        size = lib.llama_state_seq_get_size(ctx, 0)
+        state = (ctypes.c_uint8 * size)()
+        if lib.llama_state_seq_get_data(ctx, state, size, 0) != size:
+            log.warning("could not copy the KV state of a prompt; it will be evaluated when needed")
+            return
+        tokens = self.llm.input_ids[:self.llm.n_tokens].copy()
+        self._kept = [k for k in self._kept if len(k[0]) != len(tokens) or (k[0] != tokens).any()][-(self.KEPT - 1):]
+        self._kept.append((tokens, state))
+
+    @staticmethod
+    def _common(a, b) -> int:
+        """Length of the common prefix of two token arrays (numpy: prompts are thousands of tokens)."""
+        import numpy as np
+
+        limit = min(len(a), len(b))
+        if not limit:
+            return 0
+        diff = np.nonzero(np.asarray(a[:limit]) != np.asarray(b[:limit], dtype=np.asarray(a).dtype))[0]
+        return int(diff[0]) if len(diff) else limit
+
+    def _restore(self, tokens: list[int], prefix: int) -> int:
+        """Restore the kept state that shares most of ``tokens`` where it beats the ``prefix`` the cache
+        shares; the tokens now shared."""
+        best, shared = None, prefix
+        for kept in self._kept:
+            n = self._common(kept[0], tokens)
+            if n >= shared + self.RESTORE_MIN:
+                best, shared = kept, n
+        if best is None:
+            return prefix
+        llm, state = self.llm, best[1]
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        if self._lib.llama_state_seq_set_data(llm._ctx.ctx, state, len(state), 0) != len(state):
+            llm.reset()  # nothing restored: the prompt is evaluated from the start
+            return 0
+        llm.input_ids[:len(best[0])] = best[0]
+        llm.n_tokens = len(best[0])
+        return shared
+
     # -- generation -----------------------------------------------------------------------------------
     def _prepare(self, tokens: list[int], stats: GenerationStats) -> None:
-        """Bring the KV cache to ``tokens``: keep the common prefix, evaluate the rest."""
+        """Bring the KV cache to ``tokens``: keep the common prefix (or a kept state's), evaluate the rest."""
         llm = self.llm
+        prefix = self._common(llm.input_ids[:llm.n_tokens], tokens)
+        if self._kept:
+            prefix = self._restore(tokens, prefix)
         n_cached = llm.n_tokens
-        cached = llm.input_ids[:n_cached]
-        prefix = 0
-        limit = min(n_cached, len(tokens))
-        # Compare in numpy: prompts are thousands of tokens long.
-        if limit:
-            import numpy as np
-
-            diff = np.nonzero(cached[:limit] != np.asarray(tokens[:limit], dtype=cached.dtype))[0]
-            prefix = int(diff[0]) if len(diff) else limit
         if prefix == len(tokens):
             prefix -= 1  # the last prompt token must be evaluated again to get its logits
         if prefix < n_cached and not llm._ctx.kv_cache_seq_rm(-1, prefix, -1):
