@@ -345,3 +345,47 @@ def test_a_header_english_shares_with_another_language_gets_no_gloss():
 
     table = _table(["Name", "Position", "Abteilung"], [["Ana Cruz", "Clerk", "Ops"], ["Bo Li", "Lead", "Ops"]])
     assert gloss(table, "Position") == "" and gloss(table, "Abteilung") == "department"
+
+
+def test_a_given_name_header_over_whole_names_is_the_full_name_and_e_mails_name_the_manager():
+    # Portuguese "Nome" (Italian's word for the given name) over whole names, the manager by e-mail.
+    rows = [["1001", "Rui Manuel Ferreira Lopes", "", "Administração", "rui.lopes@x.example"],
+            ["1002", "Maria de Fátima Gonçalves Reis", "rui.lopes@x.example", "Produção", "maria.reis@x.example"],
+            ["1003", "Tiago Filipe Nunes Correia", "rui.lopes@x.example", "Produção", "tiago.correia@x.example"],
+            ["1004", "Inês Batista Moura", "maria.reis@x.example", "Produção", "ines.moura@x.example"]]
+    table = _table(["N.º Mecanográfico", "Nome", "Chefia Direta (e-mail)", "Departamento", "E-mail"], rows)
+    assert table.roles["name"] == ["Nome"] and not table.roles.get("first_name")
+    assert table.roles["employee_id"] == ["N.º Mecanográfico"]
+    assert "whole names" in " ".join(table.findings["name"].evidence)
+    assert find_user_row(table, "Maria de Fátima Gonçalves Reis") == 1
+    boss = make_viewer(table, "rui.lopes@x.example")
+    assert boss.role == "manager" and sorted(boss.reports) == ["Maria de Fátima Gonçalves Reis",
+                                                                "Tiago Filipe Nunes Correia"]
+    assert make_viewer(table, "Tiago Filipe Nunes Correia").role == "employee"
+    # A given-name column beside a family-name column stays the given name.
+    split = _table(["ID", "Nome", "Apelido"], [["1", "Rui", "Lopes"], ["2", "Ana Sofia", "Marques"]])
+    assert split.roles["first_name"] == ["Nome"] and split.roles["last_name"] == ["Apelido"]
+
+
+def test_a_manager_named_the_usual_way_refers_to_names_written_family_name_first():
+    rows = [["WC1", "Fairweather, Graham", ""], ["WC2", "Hohaia, Tama", "Graham Fairweather"],
+            ["WC3", "Nguyen, Linh", "Tama Hohaia"], ["WC4", "Okonkwo, Chidi Emmanuel", "Tama Hohaia"]]
+    table = _table(["Employee No", "Surname, Given Names", "Supervisor"], rows)
+    assert "100% of its values are names" in " ".join(table.findings["manager"].evidence)
+    tama = make_viewer(table, "Tama Hohaia")
+    assert tama.role == "manager" and len(tama.reports) == 2
+
+
+def test_a_managers_reports_are_found_however_the_manager_column_writes_them():
+    from engine.agent.slots import SlotGrammar
+    from engine.data.query import run_query
+
+    rows = [["1", "Ana Cruz", "", "ana@x.example"], ["2", "Bo Li", "Ana Cruz", "bo@x.example"],
+            ["3", "Cy Dee", "1", "cy@x.example"], ["4", "Di Eng", "ana@x.example", "di@x.example"]]
+    table = _table(["Employee ID", "Name", "Manager", "Email"], rows)
+    boss = make_viewer(table, "Ana Cruz")
+    assert sorted(boss.reports) == ["Bo Li", "Cy Dee", "Di Eng"]
+    slots = SlotGrammar(table, boss)
+    code = slots.compile(slots.parse("my direct reports\nFilter: none\nResult: names\n"))
+    assert ".isin(" in code
+    assert sorted(run_query(code, table, boss, None).value["Name"]) == ["Bo Li", "Cy Dee", "Di Eng"]

@@ -219,7 +219,8 @@ def test_a_ranking_offers_only_the_columns_the_question_names_and_a_filter_only_
     assert '"\\"Name\\""' in named["cond"]
     # A capital is no name: German capitalises nouns, Spanish opens with "¿Quién".
     for question in ("Wer in meinem Team hat die meisten Urlaubsstunden?", "¿Quién de mi equipo tiene más horas?"):
-        rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(clinic, hr, question=question).grammar().splitlines())
+        rules = dict(line.split(" ::= ", 1) for line in
+                 SlotGrammar(clinic, hr, question=question, grouping=False).grammar().splitlines())
         assert '"\\"Name\\""' not in rules.get("cond", "")
 
 
@@ -636,3 +637,37 @@ def test_of_open_ended_service_bands_only_the_highest_one_met_applies():
 ])
 def test_a_lead_time_is_not_judged_by_the_length_of_service(row, heading, verdict):
     assert judge(row, heading, [], Figure(10.7, "years", "10 full years and 8 months of service"))[0] == verdict
+
+
+def test_the_one_value_a_question_names_must_be_a_condition_of_the_query(clinic):
+    hr = make_viewer(clinic, "Teresa Kowalczyk")
+    question = "What's the average pay rate in the Nursing department?"
+    rules = dict(line.split(" ::= ", 1) for line in
+                 SlotGrammar(clinic, hr, question=question, grouping=False).grammar().splitlines())
+    assert rules["filter"].startswith("namedcond") and '"none"' not in rules["filter"]
+    assert rules["namedcond"] == '"\\"Department\\"" (" is " | " is not ") "\\"Nursing\\""'
+    # Named outright, not by a word that starts the same way ("Qual é …" names no "Qualidade").
+    from engine.agent.slots import names_value
+
+    assert names_value("Engineering", "How many engineers are there?") and names_value("Part-Time", "part-time staff")
+    assert not names_value("Qualidade", "Qual é o vencimento base médio da minha equipa?")
+    # Two values named, or a breakdown asked for: the model chooses, "none" included.
+    for q, grouping in (("How many Part-Time people work in Nursing?", False),
+                        ("How many people per department work in Nursing?", True),
+                        ("What's the average pay rate?", False)):
+        rules = dict(line.split(" ::= ", 1) for line in
+                     SlotGrammar(clinic, hr, question=q, grouping=grouping).grammar().splitlines())
+        assert "namedcond" not in rules and rules["filter"].startswith('"none"'), q
+
+
+def test_a_number_column_is_named_by_what_its_role_is_called():
+    from engine.data.employees import table_from_rows
+
+    rows = [["Employee No", "Name", "Annual Salary", "AL Bal (hrs)", "Pers/Carer's Bal (hrs)"],
+            ["A1", "Ana Cruz", "90000", "120.5", "40"], ["A2", "Bo Li", "80000", "60", "20"]]
+    table = table_from_rows(rows, "t.csv", "t.csv")
+    hr = make_viewer(table, "Ana Cruz")
+    question = "What's the average annual leave balance of my direct reports?"
+    rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(table, hr, question=question).grammar().splitlines())
+    assert rules["rankcol"] == '"\\"AL Bal (hrs)\\""'
+    assert asked_columns("What is the average annual salary?", ["Annual Salary", "AL Bal (hrs)"]) == ["Annual Salary"]

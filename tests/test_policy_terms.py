@@ -40,6 +40,9 @@ def test_every_language_file_names_concepts_english_has():
     ("El salario por hora es el salario bruto anual dividido entre 1.760 horas.", "hour", "year", [("/", 1760.0)]),
     ("Le salaire journalier correspond au salaire mensuel divisé par 21,67 jours ouvrés.", "day", "month",
      [("/", 21.67)]),
+    # Portuguese shares "dividido por" and "horas" with Spanish: the language with most phrases is read.
+    ("O salário-hora é o salário mensal dividido por 220 horas.", "hour", "month", [("/", 220.0)]),
+    ("Het uurloon is het bruto maandsalaris gedeeld door 173,33 uur.", "hour", "month", [("/", 173.33)]),
 ])
 def test_a_rate_defined_in_another_language_is_read(sentence, per, base, steps):
     (d,) = rate_definitions(sentence)

@@ -1088,3 +1088,15 @@ def test_a_data_question_reads_the_columns_with_the_instructions_from_a_kept_sta
     assert [r["kind"] for r in trace.route] == ["policy"]
     assert header not in backend.prompts[-1]
     assert backend.prompts[-1].startswith(kept[0].rsplit("<|im_start|>user", 1)[0])
+
+
+def test_a_row_that_names_my_job_in_a_table_of_another_topic_is_not_the_answer(embedder):
+    # "How much notice would I have to give?": the probation table by kind of job names the asker's job title
+    # ("gestores de conta"), but it is about probation; the notice table is by length of service.
+    tools = company("ceramica-vale-do-lis", "exportacao_colaboradores.csv")
+    question = "How much notice would I have to give if I decided to resign?"
+    agent, backend = make(tools, embedder, ["1a\n", "You have to give 60 days' notice [1].", "x", "x"],
+                          user="ricardo.serrano@valedolis.example", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert [r["kind"] for r in trace.route] == ["policy_me"]
+    assert "período experimental" not in trace.answer and not trace.answer.startswith("For your job title")

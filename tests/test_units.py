@@ -23,6 +23,11 @@ def test_units_come_from_the_names_and_notes():
     assert UNITS["bonus_usd"] == (1, 0)
     assert unit_of(Variable("fte", 0.6, "FTE")) == (0, 0)
     assert unit_of(Variable("hourly_rate", 41.25, "Pay Rate, per hour")) == (1, 0)
+    # A multiple code read from the policy is a plain number, though its words name the rate it multiplies.
+    loading = Variable("multiple", 1.175, "a plain number: the rate plus 17.5%, from the policy")
+    assert unit_of(loading) == (0, 0)
+    units = {"hourly_rate": (1, 0), "multiple": unit_of(loading), "asked_hours": (0, 1)}
+    assert line_problem("answer = hourly_rate * multiple * asked_hours", units, 902.4)[0] == ""
 
 
 def test_a_daily_rate_times_days_is_money():

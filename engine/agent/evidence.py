@@ -159,8 +159,20 @@ def marks(passages: list[Passage], question: str, service=None, job: str = "") -
     (:func:`engine.agent.applies.mark_units`); no embedding."""
     from engine.agent.applies import mark_units
 
+    from engine.policy.terms import named_concepts
+
     heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p in passages for u in p.units}
-    return mark_units([u for p in passages for u in p.units], lambda u: heading[u.label], question, service, job)
+    applies, ruled_out = mark_units([u for p in passages for u in p.units], lambda u: heading[u.label], question,
+                                    service, job)
+    # A row that applies is about what the question asks, where the question names a topic: a probation
+    # table by kind of job names the asker's job, and says nothing of "How much notice would I have to give?"
+    asked = named_concepts(question)
+    if asked:
+        section = {u.label: p.section or "" for p in passages for u in p.units}
+        text = {u.label: u.text for p in passages for u in p.units}
+        applies = {label: why for label, why in applies.items()
+                   if asked & named_concepts(f"{section[label]} {text[label]}")}
+    return applies, ruled_out
 
 
 def candidates(passages: list[Passage], question: str, embedder, k: int = CANDIDATES,

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from engine.agent.sentences import asked_aggregate
+from engine.data.access import manager_keys
 from engine.data.employees import normalise_name, unsort_name
 from engine.errors import ToolInputError
 
@@ -66,14 +67,22 @@ def asked_threshold(question: str) -> bool:
 def distinctive_words(text: str) -> set[str]:
     """The words of ``text`` that can tell one column from another (plural -s off, plain words out)."""
     words = set(_WORD.findall(text.lower().replace("_", " "))) - _PLAIN
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words} - _PLAIN
+    # (one letter tells nothing: the "s" of "What's" and "Carer's")
+    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words if len(w) > 1} - _PLAIN
 
 
-def asked_columns(question: str, columns: list[str]) -> list[str]:
+def asked_columns(question: str, columns: list[str], aliases: dict[str, list[str]] | None = None) -> list[str]:
     """The number columns the question names by a distinctive word ("sick days left" → the sick-days
-    column, not the vacation one); all of them when it names none."""
+    column, not the vacation one), or by a whole phrase of their ``aliases`` (what the column's role is
+    called: "annual leave" for "AL Bal (hrs)"); all of them when it names none."""
     asked = distinctive_words(question or "")
-    scored = [(len(distinctive_words(c) & asked), c) for c in columns]
+    aliases = aliases or {}
+
+    def alias_words(column: str) -> int:
+        phrases = [distinctive_words(p) for p in aliases.get(column, [])]
+        return max((len(w) for w in phrases if w and w <= asked), default=0)
+
+    scored = [(len(distinctive_words(c) & asked) + alias_words(c), c) for c in columns]
     best = max((n for n, _ in scored), default=0)
     return [c for n, c in scored if n == best] if best else list(columns)
 
@@ -161,6 +170,16 @@ def mentioned(value: str, text: str) -> bool:
     return bool(meaning) and meaning.casefold() != value.casefold() and mentioned(meaning, text)
 
 
+def names_value(value: str, text: str) -> bool:
+    """Does ``text`` name the column value ``value`` outright: each word of it as a word of the text, or
+    one that shares its first five letters ("Engineering" in "engineers"; not "Qualidade" in "Qual")?"""
+    words = [w for w in _tokens(value) if len(w) > 1]
+    asked = set(_tokens(text))
+    if not words:
+        return False
+    return all(w in asked or (len(w) >= 5 and any(len(a) >= 5 and a[:5] == w[:5] for a in asked)) for w in words)
+
+
 def question_dates(text: str) -> list[str]:
     """The dates a date filter may compare with: those the text writes (2024-03-01), and a year it names as
     its first and last day. A date the text does not give (today's, the asker's hire date) is not offered."""
@@ -241,7 +260,7 @@ class SlotGrammar:
         if self.scope and (self.scope != "my direct reports" or self.viewer.reports):
             scopes = [f'"{self.scope}"']
         numcols = " | ".join(_lit(_q(c)) for c in self.numeric) or '"\\"\\""'
-        ranked = asked_columns(self.question, self.numeric) if self.question else self.numeric
+        ranked = asked_columns(self.question, self.numeric, self._role_words()) if self.question else self.numeric
         rankcols = " | ".join(_lit(_q(c)) for c in ranked) or numcols
         direction = asked_direction(self.question) if self.question else ""
         ends = f'"{direction}"' if direction else '("highest" | "lowest")'
@@ -272,6 +291,11 @@ class SlotGrammar:
         # A figure the question compares with ("more than 200000") must be in the filter: a count of the
         # department without it was once read back as "5 people in Engineering earn more than 200000".
         must_compare = bool(self.numeric and figures and asked_threshold(self.question))
+        # The one value of the data the question itself names ("the average base salary in the Comercial
+        # department") must be a condition: a model once wrote "Filter: none" and averaged the whole company.
+        named = [(c, v) for c in textcols if c in self.values for v in self.values[c]
+                 if self.question and names_value(v, self.question)]
+        must_name = len(named) == 1 and not must_compare and not self.grouping
         if self.numeric and (figures or not self.question):
             conds.append('numcol (" above " | " below " | " at least " | " at most " | " is ") number')
         dates = question_dates(self.mentions) if self.mentions else []
@@ -299,7 +323,10 @@ class SlotGrammar:
             "scope ::= " + " | ".join(scopes),
             # (nothing to filter on that the question mentions: "none" is the only filter)
             ('filter ::= (cond " and ")? numcond (" and " cond)?' if must_compare else
+             'filter ::= namedcond (" and " cond)?' if must_name else
              'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else "")),
+            *([f'namedcond ::= {_lit(_q(named[0][0]))} (" is " | " is not ") {_lit(_q(named[0][1]))}']
+              if must_name else []),
             *(['numcond ::= numcol (" above " | " below " | " at least " | " at most ") number']
               if must_compare else []),
             *(["cond ::= " + " | ".join(f"({c})" for c in conds)] if conds else []),
@@ -316,6 +343,14 @@ class SlotGrammar:
             'top ::= [1-9] | "10"',
         ]
         return "\n".join(rules) + "\n"
+
+    def _role_words(self) -> dict[str, list[str]]:
+        """Each number column's role in English header phrases ("AL Bal (hrs)": "vacation", "annual leave", …)."""
+        from engine.data.vocab import vocabulary
+
+        headers = vocabulary().headers
+        return {c: [e.text.strip("=*") for r in self.table.columns[c].roles for e in headers.get(r, [])
+                    if e.language == "en"] for c in self.numeric}
 
     def _names_someone(self) -> bool:
         """Does the question write a word of someone's name, capitalised as the table writes it ("Anna")?
@@ -404,14 +439,18 @@ class SlotGrammar:
         if not mgr or self.viewer.row is None:
             raise ToolInputError("The employee data has no manager column, so direct reports are not known.")
         df = self.table.df
-        own = {normalise_name(df.at[self.viewer.row, c]) for c in (self.name_col, self.table.role("employee_id")) if c}
-        for value in df[mgr]:
+        own = manager_keys(self.table, self.viewer.row)
+        literals = []
+        for value in dict.fromkeys(df[mgr]):
             if value is not None and value == value and normalise_name(unsort_name(value)) in own:
                 literal = json.dumps(value.item() if hasattr(value, "item") else value, ensure_ascii=False)
                 if isinstance(value, float) and value.is_integer():
                     literal = str(int(value))
-                return f"(df[{json.dumps(mgr, ensure_ascii=False)}] == {literal})"
-        return "(df[" + json.dumps(mgr, ensure_ascii=False) + "] == \"\")"  # no reports: an empty result
+                literals.append(literal)
+        column = f"df[{json.dumps(mgr, ensure_ascii=False)}]"
+        if len(literals) > 1:  # (the column names them one way on some rows, another on others)
+            return f"({column}.isin([{', '.join(literals)}]))"
+        return f"({column} == {literals[0] if literals else chr(34) * 2})"  # no reports: an empty result
 
     def _me_condition(self) -> str:
         df = self.table.df

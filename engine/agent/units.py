@@ -45,6 +45,8 @@ PAY_YEARS = 10
 def unit_of(variable: Variable) -> Unit:
     """The unit of a declared figure, from its name and note; None where neither says."""
     text = f"{variable.name.replace('_', ' ')} {variable.note}"
+    if variable.note.startswith("a plain number"):
+        return (0, 0)  # a multiple code read ("the rate plus 17.5%"): its words name a rate, it is none
     if variable.name in _PAY_NAMES or _MONEY.search(text):
         # Money, whatever its period: a salary divided by 2080 hours is a rate, a daily rate times days an
         # amount, and the policy's constants (260, 12) that turn one into the other carry no unit.

@@ -167,11 +167,29 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
     return None
 
 
+def manager_keys(table: EmployeeTable, row: int) -> set[str]:
+    """What a manager column may write for the person on ``row``: their name (where nobody else has it), id,
+    e-mail or user name, folded as :func:`normalise_name` folds them."""
+    df = table.df
+    keys = set()
+    name_col = table.role("name")
+    if name_col:
+        name = normalise_name(df.at[row, name_col])
+        # A name two people share says nothing about whose report someone is: ids only then.
+        if sum(1 for v in df[name_col] if isinstance(v, str) and normalise_name(v) == name) == 1:
+            keys.add(name)
+    for col in (table.role("employee_id"), table.role("email"), table.role("username")):
+        if col and df.at[row, col] is not None and df.at[row, col] == df.at[row, col]:
+            keys.add(normalise_name(df.at[row, col]))
+    keys.discard("")
+    return keys
+
+
 def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = None) -> Viewer:
     policy = policy or AccessPolicy()
     df = table.df
     row = find_user_row(table, user)
-    name_col, id_col = table.role("name"), table.role("employee_id")
+    name_col = table.role("name")
     dept_col, mgr_col = table.role("department"), table.role("manager")
     role = "employee"
     reports: list[int] = []
@@ -190,15 +208,7 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
             if is_hr:
                 role = "hr"
         if mgr_col:
-            keys = set()
-            if name_col:
-                name = normalise_name(df.at[row, name_col])
-                # A name two people share says nothing about whose report someone is: ids only then.
-                if sum(1 for v in df[name_col] if isinstance(v, str) and normalise_name(v) == name) == 1:
-                    keys.add(name)
-            if id_col:
-                keys.add(normalise_name(df.at[row, id_col]))
-            keys.discard("")
+            keys = manager_keys(table, row)
             # A manager written family name first ("Castellanos, Beatriz") is the same person.
             reports = [int(i) for i, v in df[mgr_col].items() if v is not None and v == v
                        and normalise_name(unsort_name(v)) in keys and i != row]

@@ -56,6 +56,9 @@ PUBLIC_ROLES = ("employee_id", "name", "first_name", "last_name", "preferred_nam
 MULTI = ("pay", "vacation_balance", "sick_balance")
 _CURRENCY = re.compile(r"\b(usd|eur|gbp|chf|sek|nok|dkk|pln|czk|huf|php|inr|cad|aud|brl|mxn)\b|[$€£₱₹]", re.I)
 _NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
+#: Lower-case words inside names (Portuguese, Spanish, Dutch, German, Italian, French).
+_PARTICLES = {"da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "e", "la", "le", "van", "von", "y",
+              "ten", "ter", "den", "zu", "dal", "d'"}
 
 
 @dataclass
@@ -96,15 +99,27 @@ def _fits(kind: str, col, values: list[Any]) -> bool:
 
 
 def _person_names(values: list[Any], words: tuple[int, int]) -> float:
-    """The share of values that look like a person's name of ``words`` (min, max) words."""
+    """The share of values that look like a person's name of ``words`` (min, max) words; a particle inside a
+    name ("Maria da Silva", "Jan van Dijk") is no word of its own."""
     if not values:
         return 0.0
     good = 0
     for v in values:
         parts = str(v).replace(",", " ").split()
+        parts = parts[:1] + [p for p in parts[1:] if p not in _PARTICLES]
         if words[0] <= len(parts) <= words[1] and all(_NAME_WORD.match(p) and p[0].isupper() for p in parts):
             good += 1
     return good / len(values)
+
+
+def _name_key(value: Any) -> str:
+    """A name as "given family", also where the column writes it "Family, Given" (a manager column that
+    names people the usual way refers to it)."""
+    text = str(value)
+    if text.count(",") == 1:
+        family, given = (p.strip() for p in text.split(","))
+        text = f"{given} {family}"
+    return _key(text)
 
 
 def _value_share(values: list[Any], kinds: tuple[str, ...]) -> tuple[float, str]:
@@ -120,7 +135,7 @@ def _references(values: dict, source: str, target: str) -> float:
     ``values``: each column's present values, as ``infer_roles`` gathered them once."""
     if not values[source]:
         return 0.0
-    keys = {_key(v) for v in values[target]}
+    keys = {_key(v) for v in values[target]} | {_name_key(v) for v in values[target]}
     return sum(_key(v) in keys for v in values[source]) / len(values[source])
 
 
@@ -225,6 +240,17 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
               Finding("last_name", name, 0.8, [f"single-word names beside the given names in "
                                                f"'{roles['first_name'][0]}'"]))
         roles.pop("name", None)
+    # A given-name column with no family name beside it whose values are whole names ("Nome": "Rui Manuel
+    # Ferreira Lopes") is the full name: the header word means either in some languages.
+    first = (roles.get("first_name") or [None])[0]
+    if first and not roles.get("last_name") and not roles.get("name"):
+        share = _person_names(values[first], (2, 6))
+        if share >= 0.8 and len({_key(v) for v in values[first]}) >= 0.9 * len(values[first]):
+            evidence = findings["first_name"].evidence if "first_name" in findings else []
+            _move(roles, findings, taken, "name", first,
+                  Finding("name", first, round(0.5 + 0.4 * share, 2),
+                          [*evidence, f"{share:.0%} of the values are whole names (given and family) and no "
+                                      "column holds family names"]))
     # E-mail: values with an @ and a domain.
     if not roles.get("email"):
         for c, col in columns.items():

@@ -60,3 +60,10 @@ def other_languages(question: str) -> list[str]:
             out += [p for code, (_, plain) in by_language.items() if code not in named for p in plain
                     if not _words(p) <= own]
     return list(dict.fromkeys(out))
+
+
+def named_concepts(text: str) -> set[str]:
+    """The concepts ``text`` names in any language ("Aviso prévio" and "notice" both name "notice")."""
+    folded = _fold(text)
+    return {concept for concept, by_language in concepts().items()
+            if any(pattern.search(folded) for pattern, _ in by_language.values())}

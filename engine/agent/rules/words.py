@@ -218,7 +218,10 @@ def _glossaries() -> tuple[tuple[re.Pattern, dict[str, str]], ...]:
 def _foreign(text: str) -> tuple[re.Pattern, dict[str, str]] | None:
     """The glossary of the language ``text`` is written in, where it is one with ``[to_english]`` phrases
     (two of them at least: one shared word says little about the language of a sentence)."""
-    return next(((pattern, table) for pattern, table in _glossaries() if len(pattern.findall(text)) >= 2), None)
+    # (the language with most phrases in it: Spanish and Portuguese share "dividido por" and "horas")
+    hits = [(len(pattern.findall(text)), i) for i, (pattern, _) in enumerate(_glossaries())]
+    best = max(hits, default=(0, -1))
+    return _glossaries()[best[1]] if best[0] >= 2 else None
 
 
 def _english_notation(text: str) -> str:
