@@ -11,13 +11,14 @@ from engine.policy.terms import concepts, other_languages
 
 
 @pytest.mark.parametrize("question, found, not_found", [
-    ("Wie viele Urlaubstage habe ich noch?", "annual leave", "urlaub"),  # a compound: "urlaub*"
+    ("Wie viele Urlaubstage habe ich noch?", "annual leave", "urlaubstage"),  # a compound: "urlaub*"
     ("What is my hourly rate?", "taux horaire", "hourly rate"),
     ("Combien d'heures supplémentaires ai-je faites ?", "overtime", "heures supplémentaires"),
     ("¿Cuánto es la dieta diaria?", "per diem", "dieta"),
     ("Wann endet meine Probezeit?", "probation", "probezeit"),
 ])
 def test_a_topic_named_in_one_language_brings_the_other_languages_words(question, found, not_found):
+    # (never a word the question already has)
     words = other_languages(question)
     assert found in words and not_found not in words
 
@@ -57,3 +58,12 @@ def test_a_rate_defined_in_another_language_is_read(sentence, per, base, steps):
 def test_a_sentence_with_no_rule_of_another_language_keeps_its_figures(sentence):
     assert english_figures(sentence) == sentence
     assert sentence == to_english(sentence) or not rate_definitions(sentence)
+
+
+def test_a_question_in_another_language_than_english_brings_its_own_languages_words_for_the_topic():
+    # The embedder reads English: "morrer" finds a Portuguese handbook's "falecimento" only by the word.
+    words = other_languages("Quantos dias posso faltar se morrer o meu avô?")
+    assert "falecimento" in words and "nojo" in words and "bereavement" in words
+    # An English question gets the other languages' words only (the embedder reads its synonyms).
+    english = other_languages("My father passed away. How many days off can I take?")
+    assert "falecimento" in english and "bereavement" not in english and "compassionate leave" not in english

@@ -51,6 +51,7 @@ def other_languages(question: str) -> list[str]:
     """The words of the other languages for each concept ``question`` names ("Urlaubstage" -> "vacation",
     "annual leave", "congés payés", …); a language whose own words the question uses adds nothing."""
     text = _fold(question)
+    asked = _words(question)
     out: list[str] = []
     for by_language in concepts().values():
         named = {code for code, (pattern, _) in by_language.items() if pattern.search(text)}
@@ -59,6 +60,10 @@ def other_languages(question: str) -> list[str]:
             own = {w for code in named for p in by_language[code][1] for w in _words(p)}
             out += [p for code, (_, plain) in by_language.items() if code not in named for p in plain
                     if not _words(p) <= own]
+            if "en" not in named:
+                # A question in another language than English also brings its own language's other words for the
+                # topic ("morrer" -> "falecimento", "nojo"): the embedder reads English, so only words find them.
+                out += [p for code in named for p in by_language[code][1] if not _words(p) <= asked]
     return list(dict.fromkeys(out))
 
 

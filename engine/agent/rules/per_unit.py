@@ -39,6 +39,12 @@ class PerUnitAmount(Reader):
                  if p.unit == unit and words_of(u.text) & asked and caps.same_kind(view.text, u.text)
                  and about_the_day(view.asked, u.text)
                  and (not w.has("pay_addition", u.text) or w.has("pay_addition", view.text))]
+        if len({(p.amount, p.currency) for _, p in found}) > 1:
+            # Rows of one table ("Interstate; Per diem: $125 per day", "Overseas; …"): the one whose own words,
+            # those not every row has, the question names.
+            common = set.intersection(*(words_of(u.text) for u, _ in found))
+            own = [len((words_of(u.text) - common) & asked) for u, _ in found]
+            found = [f for f, n in zip(found, own) if n and n == max(own)]
         if len({(p.amount, p.currency) for _, p in found}) != 1:
             return None  # none, or several (a part-timer's and a full-timer's): the model reads which
         rule, amount = found[0]
