@@ -93,6 +93,11 @@ def test_two_caps_side_by_side_are_no_cap_code_can_choose():
     ("What meal allowance would I get for a 4-day business trip?", "policy", "policy_calc"),
     ("How much would I earn for 8 hours on a public holiday?", "policy", "policy_calc"),
     ("How much notice do I need for a 4-day leave request?", "policy", "policy"),
+    # What I have left is my record, whatever the vote said; what people have left is the data's.
+    ("Quantos dias de férias ainda tenho por gozar?", "company", "my_data"),
+    ("How many vacation days do I have left?", "company", "my_data"),
+    ("Who has the most vacation days left?", "company", "company"),
+    ("How many days do my team members have left?", "company", "company"),
 ])
 def test_code_settles_a_balance_question_and_a_rule_applied_to_my_balance(question, voted, kind):
     allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",

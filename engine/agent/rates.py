@@ -94,13 +94,16 @@ def _figure(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-#: "The hourly rate (Stundenlohn) is the monthly salary divided by 4.33 times the contractual weekly hours":
-#: a definition over the person's own weekly hours.
+#: "The hourly rate (Stundenlohn) is the monthly salary divided by 4.33 times the contractual weekly hours",
+#: "Hourly rate = monthly base salary × 12 ÷ (52 × contractual weekly hours)": a definition over the person's own
+#: weekly hours (an optional multiplier, then a divisor times the hours).
 _BY_WEEKLY_HOURS = re.compile(
-    r"\bthe ((?:base |basic |regular |normal |standard )?(hourly) (?:rate|pay|wage))(?: \([^)]{1,40}\))?,? "
-    r"(?:which |that )?(?:is|equals|shall be|will be|is calculated as) (?:the |your |their |an? )?(?:employee'?s'? )?"
-    r"(annual|yearly|monthly|weekly)(?: base)? (?:salary|base rate|pay rate|rate|pay|wage),? divided by "
-    + _NUMBER + r" (?:times|multiplied by|x|×) (?:the |your |their )?(?:contractual |scheduled |agreed |regular )?"
+    r"\b(?:the )?((?:base |basic |regular |normal |standard )?(hourly) (?:rate|pay|wage))(?: \([^)]{1,40}\))?"
+    r"(?:\s*=\s*|,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as) )"
+    r"(?:the |your |their |an? )?(?:employee'?s'? )?"
+    r"(annual|yearly|monthly|weekly)(?: (?:base|basic|gross|fixed))* (?:salary|base rate|pay rate|rate|pay|wage)"
+    r"(?:\s*(?:×|x|\*|multiplied by|times)\s*" + _NUMBER + r")?,?\s*(?:and )?(?:÷|/|divided by)\s*\(?\s*" + _NUMBER
+    + r"\s*(?:times|multiplied by|x|×|\*) (?:the |your |their )?(?:contractual |scheduled |agreed |regular )?"
     r"weekly hours\b", re.I)
 
 
@@ -116,11 +119,11 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
         sentence = english if _OP_ANY.search(english := to_english(sentence)) else sentence
         m = _BY_WEEKLY_HOURS.search(sentence)
         if m:  # (without the person's hours, nothing: the rule's first figure alone is no hourly rate)
-            if weekly_hours and _figure(m.group(4)) > 0:
+            if weekly_hours and _figure(m.group(5)) > 0 and (not m.group(4) or _figure(m.group(4)) > 0):
+                steps = ([("*", _figure(m.group(4)))] if m.group(4) else []) + [("/", _figure(m.group(5))),
+                                                                                ("/", float(weekly_hours))]
                 found.append(RateDefinition(" ".join(m.group(1).lower().split()), _PER_WORD[m.group(2).lower()],
-                                            _PERIOD_WORD[m.group(3).lower()], [("/", _figure(m.group(4))),
-                                                                               ("/", float(weekly_hours))],
-                                            over_hours=float(weekly_hours)))
+                                            _PERIOD_WORD[m.group(3).lower()], steps, over_hours=float(weekly_hours)))
         elif (d := _definition(sentence)) is not None:
             found.append(d)
     return list({(d.per, d.base): d for d in found}.values())
@@ -133,8 +136,8 @@ def rate_definition(text: str) -> RateDefinition | None:
 
 
 #: A division by a figure times someone's hours ("divided by 4.33 times the weekly hours"): not the figure alone.
-_TIMES_HOURS = re.compile(r"\bdivided by \d[\d,.]* (?:times|multiplied by|x|×) (?:the |your |their )?(?:[a-z-]+ ){0,3}"
-                          r"hours\b", re.I)
+_TIMES_HOURS = re.compile(r"(?:\bdivided by|[÷/])\s*\(?\s*\d[\d,.]*\s*(?:times|multiplied by|x|×|\*)\s*(?:the |your |their )?"
+                          r"(?:[a-z-]+ ){0,3}hours\b", re.I)
 
 
 #: An aside in brackets with no figure in it ("(salario bruto anual, which includes the extra payments)").

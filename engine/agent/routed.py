@@ -1216,4 +1216,9 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and not _POLICY_ACTION.search(text) and not _ENTITLEMENT.search(text) and not _COMBINE.search(text) \
             and "my_data" in allowed and (record is None or caps.kept_in(text, record)):
         return Route("my_data", "code", route.candidates, route.scores)
+    if route.kind == "company" and _HAVE_LEFT.search(text) and self_words().search(text) \
+            and not people_words().search(text) and not team_words().search(text) and "my_data" in allowed \
+            and (record is None or caps.kept_in(text, record)):
+        # "Quantos dias de férias ainda tenho por gozar?": what I have left is my record, not everyone's.
+        return Route("my_data", "code", route.candidates, route.scores)
     return route
