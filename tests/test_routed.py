@@ -410,8 +410,13 @@ def test_the_row_that_applies_is_stated_by_code_only_when_it_is_the_one_nearest_
     service = "4 full years and 5 months of service"
     part = Part("What notice period do I have to give?", passages=passages, picked=[tiers[1], tiers[0]],
                 applies={"1b": service})
-    assert applying_row(part) == (f"For you ({service}), the policy says: NOTICE PERIODS: 4.2 2 to 5 years of "
+    # (the row's own numbering, "4.2", is no figure of the answer; a row's own first figure stays)
+    assert applying_row(part) == (f"For you ({service}), the policy says: NOTICE PERIODS: 2 to 5 years of "
                                   "service: 2 months [1].")
+    bare = [Unit("3a", "Less than 5 years: 1 month.", 3), Unit("3b", "5 years or more: 3 months.", 3)]
+    part = Part("What notice period do I have to give?", passages=[Passage(3, "h.md", "Notice", "line 9", bare)],
+                picked=[bare[1], bare[0]], applies={"3b": service})
+    assert applying_row(part) == f"For you ({service}), the policy says: Notice: 5 years or more: 3 months [3]."
     part = Part("How many days off when my grandmother dies?", passages=passages, picked=[kin[1], kin[0]],
                 applies={"2b": "grandparent"})
     assert applying_row(part) == ("For a grandparent, the policy says: Bereavement leave: Sibling, grandparent or "

@@ -31,6 +31,12 @@ _GRANTS = re.compile(r"\b(may|can|is eligible|are eligible|is entitled|are entit
 
 
 
+#: A section's numbering in front of a heading or a row ("2.1", "3.", "B)", "IV.").
+_NUMBERING = re.compile(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+")
+#: ... in front of a row, where a bare figure is the row's own ("5 years or more: 3 months"): dotted or bracketed only.
+_ROW_NUMBER = re.compile(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})+\.?|[0-9]{1,2}[.)]|(?:[A-Z]|[IVX]{1,4})[.)])\s+")
+
+
 def applying_row(part: Part, language: str = "en") -> str:
     """The sentence stating the one row of a list that code found to apply, where it is also the unit
     nearest the question ("For you (4 full years and 5 months of service), the policy says: 2 to 5
@@ -49,8 +55,9 @@ def applying_row(part: Part, language: str = "en") -> str:
     else:
         key = "row_for"
     # (the heading without its numbering: "2.1 PTO accrual" -> "PTO accrual"; a section number is no figure)
-    heading = re.sub(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+", "", heading_of(part.passages, unit))
-    text = re.sub(r"^\s*[-*•–]\s*", "", unit.text).strip().rstrip(".;")
+    heading = _NUMBERING.sub("", heading_of(part.passages, unit))
+    # (the row without its own numbering either: "3.1 Parental leave: …")
+    text = _ROW_NUMBER.sub("", re.sub(r"^\s*[-*•–]\s*", "", unit.text)).strip().rstrip(".;")
     if " – " in heading:  # a window over several items ("2.1 Earning leave – 2.3 Asking for leave") names none
         heading = ""
     shown = f"{heading}: {text}" if heading and heading.lower() not in text.lower() else text
