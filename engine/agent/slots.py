@@ -179,6 +179,11 @@ def names_value(value: str, text: str) -> bool:
         return False
     if len(value.strip()) <= 3:  # "IT", "HR": only as the data writes it ("approved it" names no department)
         return bool(re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", text))
+    # Each word with the capital the data gives it ("the Comercial department"): "How many people report to me?"
+    # names no team called "People".
+    capitals = {w[:5] for w in re.findall(r"[^\W\d_]+", text) if w[0].isupper()}
+    if any(w[0].isupper() and w[:5] not in capitals for w in re.findall(r"[^\W\d_]{2,}", value)):
+        return False
     return all(w in asked or (len(w) >= 5 and any(len(a) >= 5 and a[:5] == w[:5] for a in asked)) for w in words)
 
 
@@ -295,8 +300,9 @@ class SlotGrammar:
         must_compare = bool(self.numeric and figures and asked_threshold(self.question))
         # The one value of the data the question itself names ("the average base salary in the Comercial
         # department") must be a condition: a model once wrote "Filter: none" and averaged the whole company.
-        named = [(c, v) for c in textcols if c in self.values for v in self.values[c]
-                 if self.question and names_value(v, self.question)]
+        # (not a manager column: "What is Margaret Okafor's salary?" names a person, not her reports)
+        named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
+                 for v in self.values[c] if self.question and names_value(v, self.question)]
         must_name = len(named) == 1 and not must_compare and not self.grouping
         if self.numeric and (figures or not self.question):
             conds.append('numcol (" above " | " below " | " at least " | " at most " | " is ") number')

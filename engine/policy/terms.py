@@ -31,7 +31,7 @@ def _pattern(phrase: str) -> str:
     body = r"[\s-]+".join(words)
     if body.endswith(r"\*"):
         return rf"(?<!\w){body[:-2]}\w*"
-    return rf"(?<!\w){body}(?!\w)"
+    return rf"(?<!\w){body}(?:s|es)?(?!\w)"  # (a plural too: "NOTICE PERIODS" names the notice period)
 
 
 @functools.lru_cache(maxsize=None)
