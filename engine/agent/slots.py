@@ -287,9 +287,10 @@ class SlotGrammar:
             elif c == self.name_col and not self.names and self.question and not self._names_someone():
                 continue  # the question names nobody: no name to filter on (a name from an example is copied)
             elif c == self.name_col and self.names:
+                # (only the people named: with the record above, a model wrote the asker's own name instead)
                 values = " | ".join(_lit(_q(n)) for n in self.names)
-                conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values} | freetext)'
-                             f' | {_lit(_q(c))} " is one of " ({values} | freetext) (", " ({values} | freetext)){{1,4}}')
+                conds.append(f'{_lit(_q(c))} (" is " | " is not ") ({values})'
+                             f' | {_lit(_q(c))} " is one of " ({values}) (", " ({values})){{1,4}}')
             elif "employee_id" in self.table.columns[c].roles and self.mentions and \
                     not re.search(r"\b[A-Za-z#-]*\d+\b", self.mentions):
                 continue  # no ID in the question: filtering on one picks the asker's own from the record
