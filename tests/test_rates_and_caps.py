@@ -7,7 +7,7 @@ import pytest
 from engine.agent import caps
 from engine.agent.evidence import Unit
 from engine.agent.rates import applies_to, day_kinds, multiple_for, pay_period_of, rate_definition, rate_multiples
-from engine.agent.routed import checked_route
+from engine.agent.route_check import checked_route
 from engine.agent.router import Route
 
 

@@ -849,7 +849,7 @@ def test_a_question_asked_in_german_is_answered_in_german_from_the_same_pipeline
 
 
 def test_a_rate_the_record_does_not_keep_goes_to_the_policy_that_defines_it():
-    from engine.agent.routed import checked_route
+    from engine.agent.route_check import checked_route
 
     vote = Route("my_data", "vote", ["my_data"], [1.0])
     allowed = ["my_data", "policy", "policy_calc"]
@@ -903,7 +903,7 @@ def test_a_rate_over_the_person_s_weekly_hours_is_worked_out_by_code_with_the_ho
 def test_a_managers_team_in_any_language_is_the_team(question, kind):
     """The English embedder reads a Spanish question about "mi equipo" as one about the asker's own record:
     a manager's team, named in any language file's words, is their direct reports."""
-    from engine.agent.routed import checked_route
+    from engine.agent.route_check import checked_route
     from engine.agent.router import Route
 
     allowed = ["my_data", "my_team", "company", "policy", "policy_me", "policy_calc"]
@@ -915,7 +915,7 @@ def test_a_managers_team_in_any_language_is_the_team(question, kind):
                                       "Wie viele Urlaubstage habe ich noch übrig?",
                                       "Combien de jours de congés me restent ?"])
 def test_how_much_i_have_left_in_another_language_is_my_record(question):
-    from engine.agent.routed import checked_route
+    from engine.agent.route_check import checked_route
     from engine.agent.router import Route
 
     allowed = ["my_data", "policy", "policy_me", "policy_calc"]
@@ -929,7 +929,7 @@ def test_how_much_i_have_left_in_another_language_is_my_record(question):
 def test_my_rate_asked_in_another_language_is_the_policys_definition(question):
     """A salaried person's hourly rate, asked in Spanish, German or French, is the policy's definition applied
     to their pay (as in English), where the record keeps no such rate; a question with a figure is not."""
-    from engine.agent.routed import checked_route
+    from engine.agent.route_check import checked_route
     from engine.agent.router import Route
 
     allowed = ["policy", "policy_me", "policy_calc", "my_data"]

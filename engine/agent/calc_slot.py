@@ -26,6 +26,11 @@ MAX_LINES = 3
 _NAME = re.compile(r"[^a-z0-9]+")
 
 
+#: How a figure's note begins where it is a plain number (a multiple code read from the policy): the units
+#: check and the provenance line read it so, whatever words ("the rate plus 17.5%") follow.
+PLAIN_NUMBER = "a plain number"
+
+
 @dataclass
 class Variable:
     name: str

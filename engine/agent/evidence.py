@@ -158,20 +158,16 @@ def marks(passages: list[Passage], question: str, service=None, job: str = "") -
     """Which units of ``passages`` apply (label -> why) and which rows do not, each read with its heading
     (:func:`engine.agent.applies.mark_units`); no embedding."""
     from engine.agent.applies import mark_units
-
     from engine.policy.terms import named_concepts
 
-    heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p in passages for u in p.units}
-    applies, ruled_out = mark_units([u for p in passages for u in p.units], lambda u: heading[u.label], question,
-                                    service, job)
+    read = {u.label: (p.section or "", u.text) for p in passages for u in p.units}  # (section, text)
+    applies, ruled_out = mark_units([u for p in passages for u in p.units],
+                                    lambda u: read[u.label][0].split(" › ")[-1], question, service, job)
     # A row that applies is about what the question asks, where the question names a topic: a probation
     # table by kind of job names the asker's job, and says nothing of "How much notice would I have to give?"
     asked = named_concepts(question)
     if asked:
-        section = {u.label: p.section or "" for p in passages for u in p.units}
-        text = {u.label: u.text for p in passages for u in p.units}
-        applies = {label: why for label, why in applies.items()
-                   if asked & named_concepts(f"{section[label]} {text[label]}")}
+        applies = {label: why for label, why in applies.items() if asked & named_concepts(" ".join(read[label]))}
     return applies, ruled_out
 
 

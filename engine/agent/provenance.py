@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from engine.agent.calc_slot import Calculation, Variable, plain_number, shown_value
+from engine.agent.calc_slot import PLAIN_NUMBER, Calculation, Variable, plain_number, shown_value
 
 _NAME = re.compile(r"\b(?!(?:round|abs|min|max|sqrt)\b)[a-z_][a-z0-9_]*\b")
 _OPERATORS = {"*": "×", "/": "/"}  # (a division reads as it is written; a product as a product)
@@ -26,7 +26,7 @@ def described(variable: Variable) -> str:
     if " as the policy defines it: " in note:
         term, _, expression = note.partition(" as the policy defines it: ")
         return f"{term} of {shown} ({expression})"
-    if note.startswith("a plain number"):
+    if note.startswith(PLAIN_NUMBER):
         return plain_number(value)
     what, _, rest = note.partition(", ")
     if name.startswith("amount_per_"):

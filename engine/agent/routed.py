@@ -71,9 +71,10 @@ from engine.agent.sentences import part_split, people_words, say, self_words, te
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
 from engine.agent.rates import applies_to, rate_definition, rate_definitions
+from engine.agent.route_check import COMBINE, checked_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
-from engine.agent.rules.words import in_any_language, words as rule_words
+from engine.agent.rules.words import in_any_language
 from engine.agent.slots import SLOT_TOKENS, SlotGrammar, mentioned
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
 from engine.agent.stage_data import DATA_KINDS, LookingUp
@@ -122,16 +123,8 @@ _PART_SPLIT = re.compile(
     r"are|am|will|would|should|may)\b)", re.I)
 _ANAPHORA = re.compile(r"^\s*(and|also|what about|how about|then|so)\b|\b(them|those|that|it|this|these|he|she|his|"
                        r"her|they|their)\b", re.I)
-#: A later part that combines what the parts before it found ("what do they add up to?").
-_COMBINE = re.compile(r"\b(add(s|ed)? up|sum|total|combined|together|altogether|in all|difference|differ|"
-                      r"(more|less|fewer) than|average|ratio)\b", re.I)
 #: ... and says that it combines those ("they", "both"), not something it would have to look up first.
 _BACK = re.compile(r"\b(they|them|those|these|both|the two|all of them|each of them)\b", re.I)
-#: Money for a quantity the question states, and "how many … do I have (left)?" (engine/agent/rules/lang/en.toml).
-_AMOUNT_FOR = rule_words().family("asks.amount_for")
-#: "Which team am I in?" names the asker's own group, not their reports.
-_WHICH_TEAM = re.compile(r"\b(?:which|what)\s+team\b", re.I)
-_HAVE_LEFT = in_any_language("asks.have_left")  # (in the question's language too: "cuántos … me quedan")
 
 
 def split_parts(question: str) -> list[str]:
@@ -157,16 +150,6 @@ def split_parts(question: str) -> list[str]:
     return [p if p.endswith(("?", ".", "!")) else p + "?" for p in pieces[:4]]
 
 
-#: What a policy does to someone's balance or pay: a question with it needs the rule, not only the record.
-_POLICY_ACTION = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b|\bforfeit|\blaps(?:e|es|ed)\b|\bexpire"
-                            r"|\bcash(?:ed|ing)? (?:out|in)\b|\bencash|\bsell|\bsold\b|\bbuy[ -]?back|\bconvert"
-                            r"|\bpay(?:s|ed)? out\b|\bpayout\b", re.I)
-#: What the policy gives (an entitlement), rather than what is left of it.
-#: "What is my hourly rate?": a rate per period, which the record may not keep and a policy may define.
-_ASKS_RATE = re.compile(r"\bwhat(?:'s| is| would be)\s+my\s+(?:\w+\s+)?(hourly|daily|weekly)\s+(?:rate|pay|wage)\b"
-                        r"|\bmy\s+(?:\w+\s+)?rate\s+per\s+(hour|day|week)\b", re.I)
-_ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\b|\bentitled\b|\bearn|\baccru"
-                          r"|\bget\b|\ballowed\b|\bcan i\b|\bmaximum\b", re.I)
 #: The period a question asks an amount for ("per year", "each month", "annually").
 _PERIOD_ASKED = re.compile(r"\b(?:a|per|each|every) (year|month)\b|\b(annually|yearly|monthly)\b", re.I)
 #: A rule that scales an amount to a part-timer's hours.
@@ -535,7 +518,7 @@ class _Turn(Calculating, LookingUp):
         vote = a.router.vote(text, allowed)
         follow_up = bool(a.history and _ANAPHORA.search(part.text) and not several)
         named = self._named_people(f"{self._last_question()} {part.text}" if follow_up else part.text)
-        if several and part.number > 1 and _BACK.search(part.text) and _COMBINE.search(part.text) \
+        if several and part.number > 1 and _BACK.search(part.text) and COMBINE.search(part.text) \
                 and "calculation" in allowed:
             # "…, and what do they add up to?": arithmetic on what the parts before it found, nothing to look up.
             route = Route("calculation", "code", vote.candidates, vote.scores)
@@ -1176,49 +1159,3 @@ def _by_me(why: str) -> str:
     figure of the question, a relative)."""
     return "the length of service" if "of service" in why else "the job title" if why.startswith("your job title") \
         else ""
-
-
-def _asks_rate_in_any_language(text: str) -> str:
-    """"hourly", "daily" or "weekly" where a question in any language's words asks for the person's rate
-    ("¿Cuánto cobro por hora?", "Wie hoch ist mein Stundenlohn?"); "" else, and for a question with a figure
-    ("… for 6 hours")."""
-    if re.search(r"\d", text) or not in_any_language("asks.what_is").search(text):
-        return ""
-    return next((adjective for per, adjective in (("hour", "hourly"), ("day", "daily"), ("week", "weekly"))
-                 if in_any_language(f"rate_terms.{per}").search(text)), "")
-
-
-def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None) -> Route:
-    """Code's word on two kinds it can tell from the question's own words, over the vote and the model:
-    what a rule does to my balance (carry over, cash out, forfeit) is a policy applied to me, and how
-    much of something I have left is my record, where the record (``record``: its field labels, when
-    known) keeps a balance of the kind of leave the question names ("how many days of bereavement leave
-    do I have?" is the policy's, where only vacation and sick days are kept)."""
-    if route.kind in ("my_data", "company") and "my_team" in allowed and team_words().search(text) \
-            and not _WHICH_TEAM.search(text):
-        # "¿Quién de mi equipo tiene más días pendientes?": a manager's own team, whatever the vote said.
-        return Route("my_team", "code", route.candidates, route.scores)
-    if route.kind in ("my_data", "my_calc") and _POLICY_ACTION.search(text) and "policy_calc" in allowed:
-        return Route("policy_calc", "code", route.candidates, route.scores)
-    rate = _ASKS_RATE.search(text)
-    per = (rate.group(1) or rate.group(2)).lower() if rate else _asks_rate_in_any_language(text)
-    if route.kind in ("my_data", "policy", "policy_me") and per and record is not None and "policy_calc" in allowed:
-        # A rate the record does not keep ("hourly" in no field of a salaried person's) is the policy's
-        # definition applied to their pay (engine.agent.rules.rate), or else the model's reading of it.
-        unit = {"hourly": "hour", "daily": "day", "weekly": "week"}.get(per, per)
-        kept = re.compile(rf"\b(?:{per}|{unit}ly|per {unit}|{unit} rate|rate per {unit})\b", re.I)
-        if not any(kept.search(label) for label in record):
-            return Route("policy_calc", "code", route.candidates, route.scores)
-    if route.kind in ("policy", "policy_me") and _AMOUNT_FOR.search(text) and "policy_calc" in allowed:
-        # "What meal allowance would I get for a 4-day trip?": a rate of the policy times the question's figure.
-        return Route("policy_calc", "code", route.candidates, route.scores)
-    if route.kind in ("policy", "policy_me", "policy_calc", "my_calc") and _HAVE_LEFT.search(text) \
-            and not _POLICY_ACTION.search(text) and not _ENTITLEMENT.search(text) and not _COMBINE.search(text) \
-            and "my_data" in allowed and (record is None or caps.kept_in(text, record)):
-        return Route("my_data", "code", route.candidates, route.scores)
-    if route.kind == "company" and _HAVE_LEFT.search(text) and self_words().search(text) \
-            and not people_words().search(text) and not team_words().search(text) and "my_data" in allowed \
-            and (record is None or caps.kept_in(text, record)):
-        # "Quantos dias de férias ainda tenho por gozar?": what I have left is my record, not everyone's.
-        return Route("my_data", "code", route.candidates, route.scores)
-    return route

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import re
 
-from engine.agent.calc_slot import Variable
+from engine.agent.calc_slot import PLAIN_NUMBER, Variable
 
 Unit = tuple[int, int] | None
 
@@ -45,7 +45,7 @@ PAY_YEARS = 10
 def unit_of(variable: Variable) -> Unit:
     """The unit of a declared figure, from its name and note; None where neither says."""
     text = f"{variable.name.replace('_', ' ')} {variable.note}"
-    if variable.note.startswith("a plain number"):
+    if variable.note.startswith(PLAIN_NUMBER):
         return (0, 0)  # a multiple code read ("the rate plus 17.5%"): its words name a rate, it is none
     if variable.name in _PAY_NAMES or _MONEY.search(text):
         # Money, whatever its period: a salary divided by 2080 hours is a rate, a daily rate times days an

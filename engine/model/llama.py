@@ -346,8 +346,8 @@ class LlamaBackend(StreamingBackend):
             log.warning("could not copy the KV state of a prompt; it will be evaluated when needed")
             return
         tokens = self.llm.input_ids[:self.llm.n_tokens].copy()
-        self._kept = [k for k in self._kept if len(k[0]) != len(tokens) or (k[0] != tokens).any()][-(self.KEPT - 1):]
-        self._kept.append((tokens, state))
+        others = [k for k in self._kept if len(k[0]) != len(tokens) or (k[0] != tokens).any()]
+        self._kept = [*others, (tokens, state)][-self.KEPT:]
 
     @staticmethod
     def _common(a, b) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from engine.agent import caps
-from engine.agent.calc_slot import Variable, shown_value
+from engine.agent.calc_slot import PLAIN_NUMBER, Variable, shown_value
 from engine.agent.rates import day_kinds, multiple_for, rate_multiples
 from engine.agent.rules.base import Reader, Settled, View, how_made, plain, sentences, words_of
 
@@ -70,8 +70,8 @@ class RateMultipleReader(Reader):
         if any(may_be_exempt(view, s) for text in texts for s in sentences(text) if exempting.search(s)):
             return None
         hours = Variable("asked_hours", figures[0].value, "from the question")
-        # (named and noted as a plain number: "rate" in either reads as money to the units check)
-        factor = Variable("multiple", multiple.factor, f"a plain number: {multiple.written}, from the policy")
+        # (noted as a plain number: "rate" in its words would read as money to the units check)
+        factor = Variable("multiple", multiple.factor, f"{PLAIN_NUMBER}: {multiple.written}, from the policy")
         times = view.words.answer("times", n=plain(multiple.factor))
         written = "" if multiple.written.lower() == times.lower() else f" ({multiple.written})"
         return Settled(self.name, rule, [rate, factor, hours], f"answer = {rate.name} * multiple * asked_hours\n",
