@@ -70,10 +70,50 @@ def test_every_corpus_line_of_every_language_gets_its_role_and_no_negative_line_
 def test_every_language_file_has_a_corpus_and_roles_the_data_layer_knows():
     vocab = vocabulary()
     assert {"en", "de", "fr", "es", "nl", "it", "pt"} <= set(vocab.languages)
-    assert set(vocab.headers) <= set(ROLES) | {"leave_taken"}
+    assert set(vocab.headers) <= set(ROLES) | {"leave_taken", "leave_entitlement"}
     for lang, corpus in vocab.corpus.items():
         assert sum(len(v) for k, v in corpus.items() if not k.startswith("not_")) >= 10, lang
         assert sum(len(v) for k, v in corpus.items() if k.startswith("not_")) >= 5, lang
+
+
+# -- allowances, accrual rates, rate types ----------------------------------------------------------
+IRISH = (
+    "Emp No,Forename,Surname,Dept,Line Manager No,Pay Basis,Annual Salary,Hourly Rate,"
+    "Annual Leave Entitlement (hrs),Annual Leave Taken (hrs),Sick Days (rolling 12 mths),Email\n"
+    "1001,Niamh,Kelleher,Production,,Salaried,\"€52,000.00\",,195,40,0,nk@kb.example\n"
+    "1015,Darragh,O'Brien,Production,1001,Hourly,,16.40,172.5,90,5,do@kb.example\n"
+    "1016,Seán,Dineen,Production,1001,Hourly,,15.80,165,165,2,sd@kb.example\n"
+)
+US = (
+    "Associate ID,Last Name,First Name,Reports To,FLSA Status,Base Rate,Rate Type,PTO Balance (hrs),"
+    "PTO Accrual Rate (hrs/pay period),Work Email\n"
+    "RH-0001,Greenberg,Rachel,,Exempt,\"$98,800.00\",Annual,80,6.15,rg@rh.example\n"
+    "RH-0025,Carter,Jamal,rg@rh.example,Non-Exempt,\"$45,760.00\",Annual,57,4.616,jc@rh.example\n"
+    "RH-0026,Tran,Ashley,rg@rh.example,Non-Exempt,41.00,Hourly,12,3.08,at@rh.example\n"
+)
+
+
+def test_an_allowance_beside_what_was_taken_of_it_gives_what_is_left(tmp_path):
+    path = tmp_path / "hr_export.csv"
+    path.write_text(IRISH, encoding="utf-8")
+    table = load_employees(path)
+    left = table.roles["vacation_balance"]
+    assert left == ["Annual Leave Left (hrs)"]
+    assert list(table.df[left[0]]) == [155, 82.5, 0]
+    assert table.columns[left[0]].derived_from == ["Annual Leave Entitlement (hrs)", "Annual Leave Taken (hrs)"]
+    # days off sick counted over a rolling year are what was taken, not a balance to book against
+    assert not table.roles.get("sick_balance")
+    assert set(table.roles["pay"]) == {"Annual Salary", "Hourly Rate"}
+
+
+def test_a_rate_type_column_says_what_each_pay_figure_is_and_an_accrual_rate_is_no_pay(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text(US, encoding="utf-8")
+    table = load_employees(path)
+    assert table.roles["pay"] == ["Base Rate"]  # not "PTO Accrual Rate (hrs/pay period)"
+    assert table.roles["pay_basis"] == ["Rate Type"]  # "Non-Exempt" on an annual salary is no hourly rate
+    assert table.roles["vacation_balance"] == ["PTO Balance (hrs)"]
+    assert "PTO Accrual Rate (hrs/pay period)" not in sum(table.roles.values(), [])
 
 
 # -- a German export ---------------------------------------------------------------------------------

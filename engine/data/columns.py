@@ -55,6 +55,8 @@ PUBLIC_ROLES = ("employee_id", "name", "first_name", "last_name", "preferred_nam
 #: Roles that may name several columns (every pay column, every balance of a kind).
 MULTI = ("pay", "vacation_balance", "sick_balance")
 _CURRENCY = re.compile(r"\b(usd|eur|gbp|chf|sek|nok|dkk|pln|czk|huf|php|inr|cad|aud|brl|mxn)\b|[$€£₱₹]", re.I)
+#: A leave figure per period is a rate of accrual, not a balance ("PTO Accrual Rate (hrs/pay period)").
+_PER_PERIOD = re.compile(r"\brate\b|\baccrual\b|/\s*(pay\s*)?(period|week|month|year|wk|mo|yr)\b", re.I)
 _NAME_WORD = re.compile(r"^[^\W\d_][\w'’.-]*$")
 #: Lower-case words inside names (Portuguese, Spanish, Dutch, German, Italian, French).
 _PARTICLES = {"da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "e", "la", "le", "van", "von", "y",
@@ -204,15 +206,23 @@ def header_candidates(header: str) -> list:
     rules words alone settle: a manager's number is a manager reference, not the row's id, and a
     header with a currency ("Urlaubsgeld (EUR)") is money, not a balance of days."""
     matches = vocabulary().header_roles(header)
-    roles_here = {r for r, _, _ in matches}
+    roles_here = {r for r, _, _ in matches} | taken_words(header)
     return [(role, score, entry) for role, score, entry in matches
             if role in _KIND
             and not (role == "employee_id" and "manager" in roles_here)
             # "Vacation Used", "Urlaub genommen": what was used, not what is left (never booked against)
             and not (role in ("vacation_balance", "sick_balance") and ("leave_taken" in roles_here
-                                                                        or _CURRENCY.search(header)))
+                                                                        or _CURRENCY.search(header)
+                                                                        or _PER_PERIOD.search(header)))
             # a header that says pay never gets a role everyone may read ("Salaire N-1" is no manager)
             and not (role in PUBLIC_ROLES and "pay" in roles_here)]
+
+
+def taken_words(header: str) -> set[str]:
+    """{"leave_taken"} where a header's words, brackets included, say it counts what was used ("Sick Days
+    (rolling 12 mths)", "Urlaub (genommen)"), else an empty set."""
+    words = fold(header).split()
+    return {"leave_taken"} if any(e.score(words) for e in vocabulary().headers.get("leave_taken", [])) else set()
 
 
 def _header_finding(role: str, name: str, score: float, entry) -> Finding:

@@ -47,6 +47,8 @@ ROLE_PATTERNS = {
                            r"|account)([ _-]?name)?$", re.I),
     "pay": re.compile(r"salary|pay|wage|compensation|income|bonus|allowance|rate", re.I),
 }
+#: A header whose figures are hours or days ("(hrs/pay period)", "hours/week"), never money.
+_TIME_QUANTITY = re.compile(r"\(\s*(hrs?|hours?|days?)\b|\b(hrs?|hours?|days?)\s*/", re.I)
 HR_DEPARTMENT = re.compile(r"^\s*(hr|human[ _-]?resources?|people([ _-]?(ops|operations|services|team|and culture|"
                            r"& culture))?)"
                            r"(\s+(department|dept\.?|team|division))?\s*$", re.I)
@@ -583,8 +585,8 @@ def _guess_roles(columns: dict[str, Column], df) -> dict[str, list[str]]:
         for role, pattern in ROLE_PATTERNS.items():
             if not pattern.search(name):
                 continue
-            if role == "pay" and col.dtype not in ("int", "float"):
-                continue
+            if role == "pay" and (col.dtype not in ("int", "float") or _TIME_QUANTITY.search(name)):
+                continue  # ("PTO Accrual Rate (hrs/pay period)" counts hours, not money)
             if role in ("name", "department") and col.dtype != "text":
                 continue
             if role == "manager" and col.dtype != "text" and not _ID_REFERENCE.search(name):
@@ -813,6 +815,8 @@ def table_from_rows(rows: list[list[str]], source: str, label: str, overrides: d
         else:
             findings.pop(role, None)
     df, columns = _derive_name(df, columns, roles)
+    if not cmap.confirmed:
+        df, columns = _derive_balances(df, columns, roles, findings)
     for role, cols in roles.items():
         for c in cols:
             if role not in columns[c].roles:
@@ -886,6 +890,52 @@ def _derive_name(df, columns: dict[str, Column], roles: dict[str, list[str]]):
     names.insert(at, label)
     columns = {n: (col if n == label else columns[n]) for n in names}
     roles["name"] = [label]
+    return df, columns
+
+
+def _derive_balances(df, columns: dict[str, Column], roles: dict[str, list[str]], findings: dict):
+    """A year's allowance beside what was taken of it ("Annual Leave Entitlement (hrs)", "Annual Leave Taken
+    (hrs)") becomes one more column, what is left ("Annual Leave Left (hrs)"), and that is the balance: a
+    person asking what they have left must not be told their allowance."""
+    from engine.data.columns import Finding, taken_words
+    from engine.data.vocab import vocabulary
+
+    vocab = vocabulary()
+    for role in ("vacation_balance", "sick_balance"):
+        for c in list(roles.get(role, [])):
+            here = {r: e for r, _, e in vocab.header_roles(c)}
+            if "leave_entitlement" not in here or taken_words(c) or columns[c].dtype not in ("int", "float"):
+                continue
+            unit = vocab.unit(c)
+            taken = next((t for t in columns if t != c and columns[t].dtype in ("int", "float")
+                          and role in {r for r, _, _ in vocab.header_roles(t)} and taken_words(t)
+                          and vocab.unit(t) == unit), None)
+            if taken is None:
+                continue
+            word = here["leave_entitlement"].text.strip("=")
+            base = re.sub(rf"\s*\b{re.escape(word)}\b", "", c, count=1, flags=re.I).strip() if \
+                re.search(rf"\b{re.escape(word)}\b", c, re.I) else c
+            stem, paren, rest = base.partition("(")
+            label = f"{stem.strip()} Left" + (f" ({rest}" if paren else "")
+            if label in columns:
+                continue
+            import pandas as pd
+
+            values = pd.to_numeric(df[c], errors="coerce") - pd.to_numeric(df[taken], errors="coerce")
+            df = df.copy()
+            at = list(columns).index(taken) + 1
+            df.insert(at, label, values.round(4))
+            col = Column(name=label, dtype="float", derived_from=[c, taken],
+                         examples=[cell_text(v) for v in values.dropna().unique()[:3]],
+                         missing=int(values.isna().sum()))
+            names = list(columns)
+            names.insert(at, label)
+            columns = {n: (col if n == label else columns[n]) for n in names}
+            roles[role] = [label if x == c else x for x in roles[role]]
+            findings[role] = Finding(role, label, 0.9, [f"'{c}' minus '{taken}': the allowance less what was "
+                                                        "taken"])
+            for col_name in (c, taken):
+                columns[col_name].roles = [r for r in columns[col_name].roles if r != role]
     return df, columns
 
 

@@ -209,16 +209,18 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
 
 
 def _manager_name(table, value: str) -> str:
-    """A manager given by id ("3013") as the name of that row (a directory column everyone may read)."""
+    """A manager given by id ("3013") or e-mail as the name of that row (directory columns everyone may
+    read)."""
     from engine.data.employees import normalise_name
 
-    id_col, name_col = table.role("employee_id"), table.role("name")
-    if not id_col or not name_col:
-        return ""
+    name_col = table.role("name")
     key = normalise_name(value)
-    for idx, v in table.df[id_col].items():
-        if v is not None and normalise_name(v) == key:
-            return f"{table.df.at[idx, name_col]} ({id_col} {value})"
+    for key_col in (table.role("employee_id"), table.role("email")):
+        if not key_col or not name_col:
+            continue
+        for idx, v in table.df[key_col].items():
+            if v is not None and normalise_name(v) == key:
+                return f"{table.df.at[idx, name_col]} ({key_col} {value})"
     return ""
 
 
