@@ -856,6 +856,9 @@ def test_a_rate_the_record_does_not_keep_goes_to_the_policy_that_defines_it():
     salaried = ["Name", "Annual Salary", "Vacation Days"]
     assert checked_route(vote, "What is my hourly rate?", allowed, salaried).kind == "policy_calc"
     assert checked_route(vote, "What's my daily rate?", allowed, salaried).kind == "policy_calc"
+    # (said as what I make, and voted arithmetic: the rate is still the policy's)
+    sums = Route("calculation", "vote", ["calculation"], [1.0])
+    assert checked_route(sums, "What do I make an hour?", [*allowed, "calculation"], salaried).kind == "policy_calc"
     # (an hourly worker's record keeps it: the record answers)
     assert checked_route(vote, "What is my hourly rate?", allowed, ["Name", "Hourly Rate"]).kind == "my_data"
     assert checked_route(vote, "What is my annual salary?", allowed, salaried).kind == "my_data"

@@ -34,6 +34,9 @@ _RANGES = [
     # "1 year up to, but not including, 3 years", "2 to less than 5 years": the high end left out
     (re.compile(rf"\b{_NUM}\s+(?:{_UNIT}\s+)?(?:up to|to|until),?\s+(?:but\s+)?(?:not including|excluding|less than|"
                 rf"under|below|fewer than),?\s+{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I), "from_below"),
+    # "5 years, less than 10": the unit said once, at the low end
+    (re.compile(rf"\b{_NUM}\s+{_UNIT},?\s+(?:but\s+)?(?:not including|less than|under|below|fewer than)\s+{_NUM}\b"
+                rf"(?!\s*(?:%|percent|[a-z]))", re.I), "from_below"),
     (re.compile(rf"\bbetween {_NUM} and {_NUM}\s+(?:\w+\s+)?{_UNIT}", re.I), "between"),
     (re.compile(rf"\b{_NUM}\s*(?:to|-|–|and up to|up to)\s*{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I),
      "between"),

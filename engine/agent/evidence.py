@@ -82,6 +82,10 @@ def _sentences(text: str) -> list[str]:
 _TITLE_SENTENCE = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z][^.:;]{0,40}\.$")
 
 
+#: A sentence that defines what the sentence before named ("That figure is …", "This rate equals …").
+_BACK_REFERENCE = re.compile(r"^(?:that|this) (?:figure|rate|amount|number) (?:is|equals)\b", re.I)
+
+
 def split_units(text: str) -> list[str]:
     """The units of a passage's text: table rows with their headings, list items, sentences."""
     units: list[str] = []
@@ -109,6 +113,11 @@ def split_units(text: str) -> list[str]:
             # "4.4 Night premium. Associates working between 11 p.m. and 7 a.m. receive …": the title alone
             # is no rule, and offered alone it was taken for one.
             sentences[:2] = [f"{sentences[0]} {sentences[1]}"]
+        for i in range(len(sentences) - 1, 0, -1):
+            if _BACK_REFERENCE.match(sentences[i]):
+                # "… need an hourly figure. That figure is the annual base rate divided by …": alone, the
+                # definition says of what
+                sentences[i - 1:i + 1] = [f"{sentences[i - 1]} {sentences[i]}"]
         units.extend(sentences)
     return [u if len(u) <= UNIT_MAX_CHARS else u[:UNIT_MAX_CHARS] + " …" for u in units]
 

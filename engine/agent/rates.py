@@ -53,6 +53,10 @@ _DIVIDE = re.compile(
 _TERM_NEAR = re.compile(r"\bto (?:get|find|obtain|calculate|work out|arrive at|determine) (?:the |your |an? )?"
                         r"(" + _TERM_WORDS + r"(?<![\w-])(hourly|daily|weekly) (?:rate|pay|wage))\b",
                         re.I)
+#: ... or as what the division finds ("Your hourly rate is found by dividing …", "the daily rate is worked out by").
+_TERM_FOUND = re.compile(r"\b(" + _TERM_WORDS + r"(?<![\w-])(hourly|daily|weekly) (?:rate|pay|wage))(?: of pay)? "
+                         r"(?:is|will be|shall be) (?:found|worked out|calculated|obtained|arrived at|got|determined)"
+                         r" by divid", re.I)
 _DIVISOR_UNIT = {"hours": "hour", "working days": "day", "work days": "day", "days": "day", "weeks": "week"}
 _OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)
 _OP_ANY = re.compile(r"\b(?:multiplied by|divided by)\b|\s[/÷×]\s", re.I)
@@ -98,13 +102,13 @@ def _figure(text: str) -> float:
 #: "Hourly rate = monthly base salary × 12 ÷ (52 × contractual weekly hours)": a definition over the person's own
 #: weekly hours (an optional multiplier, then a divisor times the hours).
 _BY_WEEKLY_HOURS = re.compile(
-    r"\b(?:the )?((?:base |basic |regular |normal |standard )?(hourly) (?:rate|pay|wage))(?: \([^)]{1,40}\))?"
+    r"\b(?:the )?((?:base |basic |regular |normal |standard )?(hourly) (?:rate|pay|wage|figure))(?: \([^)]{1,40}\))?"
     r"(?:\s*=\s*|,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as) )"
     r"(?:the |your |their |an? )?(?:employee'?s'? )?"
     r"(annual|yearly|monthly|weekly)(?: (?:base|basic|gross|fixed))* (?:salary|base rate|pay rate|rate|pay|wage)"
     r"(?:\s*(?:×|x|\*|multiplied by|times)\s*" + _NUMBER + r")?,?\s*(?:and )?(?:÷|/|divided by)\s*\(?\s*" + _NUMBER
-    + r"\s*(?:times|multiplied by|x|×|\*) (?:the |your |their )?(?:contractual |scheduled |agreed |regular )?"
-    r"weekly hours\b", re.I)
+    + r"\s*(?:times|multiplied by|x|×|\*) (?:the |your |their )?(?:(?:contractual |scheduled |agreed |regular )?"
+    r"weekly|(?:contractual|contracted|scheduled|standard|std|ordinary|normal)(?: weekly)?) hours\b", re.I)
 
 
 def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateDefinition]:
@@ -113,8 +117,14 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
     rate defined over them ("the monthly salary divided by 4.33 times the contractual weekly hours")."""
     from engine.agent.rules.words import to_english
 
-    found = []
+    found, before = [], ""
     for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z])", text):
+        # "… need an hourly figure for an annual-rate associate. That figure is the annual base rate divided by …":
+        # the figure the sentence before names is the one defined
+        named = _NAMED_RATE.search(before)
+        before = sentence
+        if named and (m := _THAT_FIGURE.match(sentence)):
+            sentence = f"The {named.group(1)} {sentence[m.end():]}"
         # (a handbook in another language: its rule in the English words read here, by its language file)
         sentence = english if _OP_ANY.search(english := to_english(sentence)) else sentence
         m = _BY_WEEKLY_HOURS.search(sentence)
@@ -133,6 +143,11 @@ def rate_definition(text: str) -> RateDefinition | None:
     """The (first) rate a text defines from pay, or None."""
     found = rate_definitions(text)
     return found[0] if found else None
+
+
+#: A rate a sentence names ("an hourly figure", "the daily rate"), and a sentence defining it by pronoun.
+_NAMED_RATE = re.compile(r"\b(?:an?|the) ((?:hourly|daily|weekly) (?:rate|pay|wage|figure))\b", re.I)
+_THAT_FIGURE = re.compile(r"\s*(?:that|this|the) (?:figure|rate|amount) (?=is\b|equals\b)", re.I)
 
 
 #: A division by a figure times someone's hours ("divided by 4.33 times the weekly hours"): not the figure alone.
@@ -162,7 +177,7 @@ def _definition(text: str) -> RateDefinition | None:
                                   _PERIOD_WORD[m.group(3).lower()], steps)
     m = _DIVIDE.search(text)
     if m and _figure(m.group(2)) > 0:
-        near = _TERM_NEAR.search(text)
+        near = _TERM_NEAR.search(text) or _TERM_FOUND.search(text)
         per = _PER_WORD[near.group(2).lower()] if near else _DIVISOR_UNIT.get((m.group(3) or "").lower(), "")
         if per:
             adjective = {"hour": "hourly", "day": "daily", "week": "weekly"}[per]
@@ -301,7 +316,9 @@ def rate_multiples(text: str) -> list[RateMultiple]:
         written = m.group(0)
         if factor < 1 and m.group("pct") and _PLUS.search(text[:m.start()].rsplit(".", 1)[-1][-60:]):
             factor, written = 1 + factor, f"the rate plus {written}"
-        if not 1 <= factor <= 5:  # not a multiple one is paid at ("10% of the hours", "0.5 times")
+        # not a multiple one is paid at ("10% of the hours", "0.5 times"), unless a share of the rate itself
+        # ("cashed out at 75% of your base rate")
+        if not (1 <= factor <= 5 or 0.2 <= factor < 1 and m.group("pct") and _OF_RATE.match(text[m.end():])):
             return []
         # The days of this multiple: what follows it up to the next multiple or the clause's end ("1.5 times the
         # hourly rate on working days and at"), and what opens its own clause before it ("overtime on Sundays is
@@ -312,6 +329,11 @@ def rate_multiples(text: str) -> list[RateMultiple]:
         after = boundary.split(text[m.end():found[i + 1].start() if i + 1 < len(found) else len(text)])[0]
         out.append(RateMultiple(factor, written, _days_of_clause(f"{before} {after}")))
     return out
+
+
+#: A share said as a share of the rate ("75% of your base rate", "50 percent of the regular hourly rate").
+_OF_RATE = re.compile(r"\s*of (?:the |your |their |an? )?(?:employee'?s'? )?(?:(?:base|basic|regular|normal|ordinary|standard|"
+                      r"hourly|current) ){1,2}(?:rate|pay|wage)\b", re.I)
 
 
 #: What adds a percentage to the rate itself, right before it ("the hourly rate plus 25 %", "plus a surcharge of").

@@ -33,6 +33,7 @@ from typing import Generator, Iterator
 
 from engine.agent import caps, small_talk
 from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
+from engine.agent.probation_end import asks_probation_end, probation_end
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note, question_relative
 from engine.agent.calc_slot import (
     Calculation,
@@ -1025,6 +1026,14 @@ class _Turn(Calculating, LookingUp):
         summary = part.summary
         if summary:
             ask = f"{summary}\n{ask}"
+        if part.kind in ("policy", "policy_me") and not a.profile.probation and asks_probation_end(part.text):
+            # "When is my trial period over?": the handbook's length from the record's start date, by code
+            stated, unit = probation_end([u for p in part.passages for u in p.units], a.profile.start, self.language)
+            if stated:
+                self.trace.checks.append(f"part {part.number}: the probation's end worked out by code")
+                part.decided_by = [unit]
+                yield AnswerToken(stated)
+                return stated, sources
         # A yes/no question about me that the one rule code found to apply settles: its yes or no is code's.
         applying = [u for u in part.picked if u.label in part.applies]
         opening, mark = decided_reply(part.text, [u.text for u in applying]), "'this applies to you'"

@@ -74,6 +74,14 @@ def self_words() -> re.Pattern:
     return _phrases(p for code in languages() for p in _file(code).get("self", {}).get("words", ()))
 
 
+@functools.lru_cache(maxsize=None)
+def probation_end_words() -> dict[str, re.Pattern]:
+    """Every language's words of a question asking when a probation ends (``[probation_end]``: "when",
+    and the probation's names)."""
+    return {key: _phrases(p for code in languages() for p in _file(code).get("probation_end", {}).get(key, ()))
+            for key in ("when", "name")}
+
+
 def asked_aggregate(question: str) -> str:
     """"average", "total" or "median" where a data question asks for that of a figure, "names" where it asks
     who and not how many ("Wer ist in Elternzeit?"), "" else (a count or names asked win over an aggregate:

@@ -135,7 +135,7 @@ class Calculating(Stage):
         return View(part.text, self.question, before, tuple(units),
                     tuple(u for p in part.passages for u in p.units), pay, period, tuple(balances), frozenset(job),
                     exempt, documents, part.prorated, self.language, weekly_hours,
-                    profile.part_time)
+                    profile.part_time, profile.service_years)
 
     # -- calculations, as code over named figures --------------------------------------------------------------
     def _variables(self, part: Part, record: bool = True) -> list[Variable]:

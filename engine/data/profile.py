@@ -101,6 +101,13 @@ class Profile:
         lines += [" | ".join(row) for row in self.reports]
         return "\n".join(lines)
 
+    @property
+    def start(self) -> _dt.date | None:
+        """The person's start date, where the record has one (see _computed's "Length of service")."""
+        m = next((re.search(r"start on (\d{4}-\d{2}-\d{2})", f.note) for f in self.computed
+                  if f.label == "Length of service"), None)
+        return _dt.date.fromisoformat(m.group(1)) if m else None
+
     def fact(self, label: str) -> Fact | None:
         return next((f for f in self.facts + self.computed if f.label == label), None)
 

@@ -41,6 +41,7 @@ class View:
     language: str = "en"  # the question's language: the answer's words
     weekly_hours: float | None = None  # the person's contractual hours a week, where the record has them
     part_time: bool = False  # the record says the person works part-time
+    service_years: float | None = None  # the person's years of service, where the record has a start date
 
     @property
     def asked(self) -> str:

@@ -52,8 +52,10 @@ class RateMultipleReader(Reader):
         day = view.text if day_kinds(view.text) else view.asked
         days = day_kinds(day) - {"work"}  # (a Sunday is a rest day: the kind of day is a word they share)
         w = view.rule_words
+        converts = view.words.has("asks.converts", view.text)  # ("cashed out" asked, "cash out" in the rule)
         found = [(u, m) for u in view.offered()
-                 if (words_of(u.text) & asked or days & day_kinds(u.text))
+                 if (words_of(u.text) & asked or days & day_kinds(u.text)
+                     or converts and view.words.has("asks.converts", u.text))
                  and not (w.has("pay_subjects", u.text) and not w.has("pay_subjects", view.text))
                  and caps.same_kind(view.text, u.text)
                  and (m := multiple_for(rate_multiples(u.text), day)) is not None]

@@ -38,7 +38,8 @@ class PerUnitAmount(Reader):
         found = [(u, p) for u in view.offered() for p in per_unit_amounts(u.text)
                  if p.unit == unit and words_of(u.text) & asked and caps.same_kind(view.text, u.text)
                  and about_the_day(view.asked, u.text)
-                 and (not w.has("pay_addition", u.text) or w.has("pay_addition", view.text))]
+                 and (not w.has("pay_addition", u.text) or w.has("pay_addition", view.text))
+                 and (not w.has("pay_condition", u.text) or w.has("pay_condition", view.text))]
         if len({(p.amount, p.currency) for _, p in found}) > 1:
             # Rows of one table ("Interstate; Per diem: $125 per day", "Overseas; …"): the one whose own words,
             # those not every row has, the question names.

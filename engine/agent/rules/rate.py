@@ -19,7 +19,8 @@ class DefinedRate(Reader):
     def read(self, view: View) -> Settled | None:
         asks = view.words  # (the question's language, with English's phrases)
         if view.figures(("hours", "days", "weeks", "months", "years")) or view.pay is None \
-                or not asks.has("asks.what_is", view.text):
+                or not asks.has("asks.what_is", view.text) or asks.has("asks.premium", view.text) \
+                or asks.has("asks.multiple", view.text):  # (an overtime or Sunday rate is another reader's)
             return None
         known = {(d.per, d.base) for d in view.definitions()}  # (none where part-time staff's rate is made otherwise)
         # (the offered sentences first, then the rest of the passages: an English embedder ranks a French

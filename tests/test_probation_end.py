@@ -1,0 +1,65 @@
+"""When the asker's probation ends, by code (engine/agent/probation_end.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from engine.agent.evidence import Unit, split_units
+from engine.agent.probation_end import Length, asks_probation_end, example_offset, probation_end, probation_length_of
+
+
+def _units(*texts: str) -> list[Unit]:
+    return [Unit(f"{n}{chr(97 + i)}", t, n) for n, text in enumerate(texts, start=1)
+            for i, t in enumerate(split_units(text))]
+
+
+@pytest.mark.parametrize("question", ["When is my trial period over?", "When does my probation end?",
+                                      "What date does my introductory period end?", "Wann endet meine Probezeit?",
+                                      "Quando termina o meu período experimental?", "Tot wanneer loopt mijn proeftijd?"])
+def test_a_question_asking_when_my_probation_ends(question):
+    assert asks_probation_end(question)
+
+
+@pytest.mark.parametrize("question", ["Am I still on probation?", "How long is the probation period?",
+                                      "When does probation end for new hires?", "When can I take my vacation?"])
+def test_other_questions_are_not(question):
+    assert not asks_probation_end(question)
+
+
+@pytest.mark.parametrize("text, length", [
+    ("Probation lasts six months from the date you joined.", Length(6, "month")),
+    ("The first 90 calendar days of employment are your introductory period.", Length(90, "day")),
+    ("New employees serve a 3-month probation period.", Length(3, "month")),
+    ("Your trial period is 12 weeks.", Length(12, "week")),
+    ("The probation period is 60 working days.", None),  # (working days: no calendar date from them)
+    ("Employees on probation may not take leave.", None),
+])
+def test_the_length_a_sentence_states(text, length):
+    assert probation_length_of(text) == length
+
+
+def test_months_are_calendar_months_to_the_same_day_or_the_months_last():
+    assert Length(6, "month").after(dt.date(2026, 8, 12)) == dt.date(2027, 2, 12)
+    assert Length(1, "month").after(dt.date(2026, 1, 31)) == dt.date(2026, 2, 28)
+
+
+def test_the_handbooks_own_example_decides_how_days_are_counted():
+    days = "For example, if you were hired on March 1, your introductory period ends on May 29."
+    assert example_offset(days, Length(90, "day")) == -1  # the hire date is day 1
+    months = "For example, someone who joined on 3 March completes probation on 3 September."
+    assert example_offset(months, Length(6, "month")) == 0
+    assert example_offset("Nothing to see here.", Length(6, "month")) == 0
+
+
+def test_the_end_is_worked_out_from_the_start_date_and_cites_the_rule():
+    units = _units("The Company values its people.",
+                   "The first 90 calendar days of employment are your introductory period. Day 1 is your hire date. "
+                   "For example, if you were hired on March 1, your introductory period ends on May 29.")
+    stated, unit = probation_end(units, dt.date(2026, 10, 12))
+    assert "2027-01-09" in stated and "[2]" in stated
+    assert unit.passage == 2
+    assert "2027-01-09" in probation_end(units, dt.date(2026, 10, 12), "de")[0]
+    assert probation_end(units, None) == ("", None)
+    assert probation_end(_units("Employees on probation may not take leave."), dt.date(2026, 1, 1)) == ("", None)
