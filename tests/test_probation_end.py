@@ -57,9 +57,10 @@ def test_the_end_is_worked_out_from_the_start_date_and_cites_the_rule():
     units = _units("The Company values its people.",
                    "The first 90 calendar days of employment are your introductory period. Day 1 is your hire date. "
                    "For example, if you were hired on March 1, your introductory period ends on May 29.")
-    stated, unit = probation_end(units, dt.date(2026, 10, 12))
+    stated, unit, working = probation_end(units, dt.date(2026, 10, 12))
     assert "2027-01-09" in stated and "[2]" in stated
+    assert working.startswith("2026-10-12 + 90 days - 1 day = 2027-01-09")
     assert unit.passage == 2
     assert "2027-01-09" in probation_end(units, dt.date(2026, 10, 12), "de")[0]
-    assert probation_end(units, None) == ("", None)
-    assert probation_end(_units("Employees on probation may not take leave."), dt.date(2026, 1, 1)) == ("", None)
+    assert probation_end(units, None) == ("", None, "")
+    assert probation_end(_units("Employees on probation may not take leave."), dt.date(2026, 1, 1)) == ("", None, "")

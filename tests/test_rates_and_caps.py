@@ -106,10 +106,6 @@ def test_two_caps_side_by_side_are_no_cap_code_can_choose():
     ("If I'm off sick for 4 days next week, how much sick pay would I get for those days?", "policy_me",
      "policy_calc"),
     ("If I take 3 days' unpaid leave in January, how much will come off my pay?", "policy", "policy_calc"),
-    ("How much holiday do I build up in a normal week?", "policy", "policy_calc"),
-    ("How many hours of PTO will I earn over a full year if I keep working my usual schedule?", "policy_me",
-     "policy_calc"),
-    ("How does PTO accrue?", "policy", "policy"),
 ])
 def test_code_settles_a_balance_question_and_a_rule_applied_to_my_balance(question, voted, kind):
     allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",

@@ -588,6 +588,35 @@ def test_a_part_timer_s_amount_under_a_pro_rata_rule_is_worked_out_not_read_off_
     assert not any("pro rata" in c for c in trace.checks)
 
 
+def test_leave_earned_per_hour_worked_is_worked_out_over_the_persons_hours(embedder):
+    # "Part-time colleagues accrue leave at 8% of hours worked" (kilbarry-foods, a development company): voted a
+    # policy question, it is a calculation over the part-timer's own 22.5 hours, by code.
+    tools = company("kilbarry-foods", "hr_export.csv")
+    question = "How much holiday do I build up in a normal week?"
+    agent, backend = make(tools, embedder, [], user="Ciara Murphy", bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert any("leave earned per hour worked" in c for c in trace.checks)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(r"Working 22\.5 hours a week, you earn 1\.8 hours of leave a week: 0\.08 hours for each hour "
+                    r"worked \[\d\]\.", trace.answer)
+    # A full-timer has no such rule: the model reads the handbook.
+    agent, backend = make(tools, embedder, ["You get 165 hours a year [1]."], user="Aoife Kiely",
+                          bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert not any("per hour worked" in c for c in trace.checks) and trace.llm_calls == 1
+
+
+def test_when_my_probation_ends_is_worked_out_from_my_start_date(embedder):
+    # "Probation lasts six months from the date you joined. For example, someone who joined on 3 March completes
+    # probation on 3 September." The model wrote the day before (six months as 183 days).
+    tools = company("kilbarry-foods", "hr_export.csv")
+    question = "When is my trial period over?"
+    agent, backend = make(tools, embedder, [], user="Ciara Lynch", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(r"Your probation ends on 2027-02-12: 6 months from your start on 2026-08-12 \[\d\]\.", trace.answer)
+
+
 def test_an_amount_that_grows_with_service_is_worked_out_from_the_years(embedder):
     # "25 days, and 1 extra day after every full 2 years of service, up to 30": the base was the answer.
     from engine.assistant import Sources

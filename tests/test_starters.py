@@ -84,3 +84,13 @@ def test_the_record_fields_a_question_names_are_the_ones_read():
     # nothing named (or only words every balance has): the model's pick stands
     assert narrow_fields(fields[:2], "How much time off do I have left?") == fields[:2]
     assert narrow_fields(fields, "How many days of annual leave do I have?") == fields
+
+
+def test_asked_what_was_used_the_field_of_what_was_taken_is_read_not_the_balance():
+    record = [SimpleNamespace(label="Annual Leave Entitlement (hrs)"), SimpleNamespace(label="Annual Leave Taken (hrs)"),
+              SimpleNamespace(label="Annual Leave Left (hrs)"), SimpleNamespace(label="Sick Days Taken")]
+    left = [record[2]]
+    used = narrow_fields(left, "How many hours of holiday have I used so far this year?", record)
+    assert [f.label for f in used] == ["Annual Leave Taken (hrs)"]
+    # what is left is still the balance
+    assert narrow_fields(left, "How many hours of holiday do I have left?", record) == left

@@ -14,6 +14,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass
 
+from engine.agent.evidence import Unit
 from engine.agent.sentences import say
 
 _N = r"(\d{1,3}|one|two|three|four|five|six|nine|twelve)"
@@ -86,6 +87,16 @@ def example_offset(text: str, length: Length) -> int:
     return offset if abs(offset) <= 1 else 0
 
 
+def handbook_end(texts: list[str], start: _dt.date) -> tuple[_dt.date, Length] | None:
+    """The end of the probation of someone who started on ``start``, by the first of the handbook's ``texts``
+    (its chunks) that states the length, counted the way that text's own example counts; None where none does."""
+    for text in texts:
+        length = next((n for s in re.split(r"(?<=[.;])\s+", text) if (n := probation_length_of(s))), None)
+        if length is not None:
+            return length.after(start) + _dt.timedelta(days=example_offset(text, length)), length
+    return None
+
+
 def asks_probation_end(question: str) -> bool:
     """Whether a question asks when the asker's probation ends ("When is my trial period over?", "Wann endet
     meine Probezeit?"): the words of ``[probation_end]`` in the agent's language files, and the asker's."""
@@ -95,18 +106,23 @@ def asks_probation_end(question: str) -> bool:
     return bool(words["when"].search(question) and words["name"].search(question) and self_words().search(question))
 
 
-def probation_end(units: list, start: _dt.date | None, language: str = "en") -> tuple[str, object | None]:
+def probation_end(units: list[Unit], start: _dt.date | None, language: str = "en") -> tuple[str, Unit | None, str]:
     """Code's answer to when the probation of someone who started on ``start`` ends, from the first of the
-    passages' ``units`` that states the length, and that unit; ("", None) where none does."""
+    passages' ``units`` that states the length; that unit; and the working, as a source of the answer's
+    figures ("2026-10-12 + 90 days - 1 day = 2027-01-09"). ("", None, "") where no unit states the length."""
     if start is None:
-        return "", None
+        return "", None, ""
     for unit in units:
         length = probation_length_of(unit.text)
         if length is None:
             continue
         document = " ".join(u.text for u in units if u.passage == unit.passage)
-        end = length.after(start) + _dt.timedelta(days=example_offset(document, length))
+        offset = example_offset(document, length)
+        end = length.after(start) + _dt.timedelta(days=offset)
+        counted = "+ 1 day " if offset > 0 else "- 1 day " if offset else ""
+        working = f"{start.isoformat()} + {length.n} {length.unit}s {counted}= {end.isoformat()} " \
+                  f"({end.year}, {end.month}, {end.day})"
         words = say(f"probation_{length.unit}{'s' if length.n != 1 else ''}", language, n=length.n)
         return say("probation_end", language, date=end.isoformat(), length=words, start=start.isoformat(),
-                   cite=unit.passage), unit
-    return "", None
+                   cite=unit.passage), unit, working
+    return "", None, ""

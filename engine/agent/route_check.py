@@ -31,9 +31,6 @@ _POLICY_ACTION = re.compile(r"\bcarr(?:y|ied|ies)\b|\broll(?:ed|s)? over\b|\bfor
 #: "What is my hourly rate?": a rate per period, which the record may not keep and a policy may define.
 _ASKS_RATE = re.compile(r"\bwhat(?:'s| is| would be)\s+my\s+(?:\w+\s+)?(hourly|daily|weekly)\s+(?:rate|pay|wage)\b"
                         r"|\bmy\s+(?:\w+\s+)?rate\s+per\s+(hour|day|week)\b", re.I)
-#: Leave built up over a period (engine/agent/rules/accrual.py).
-_ACCRUES, _HOW_MUCH = in_any_language("asks.accrue"), in_any_language("asks.how_much")
-_PERIOD = re.compile(in_any_language("asks.per_year").pattern + "|" + in_any_language("asks.per_week").pattern, re.I)
 #: What I am paid or make (in the question's language too).
 _MY_PAY = in_any_language("asks.pay")
 #: An amount of money the question gives itself ("if I earn $50,000", "3.500 EUR"): arithmetic may need no rule.
@@ -80,10 +77,6 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and not _MONEY_GIVEN.search(text) and "policy_calc" in allowed:
         # "What should I get paid for the 4 hours over 40?": my pay for hours is a rule applied to my rate, not
         # arithmetic on the question's figures alone (which give no money)
-        return Route("policy_calc", "code", route.candidates, route.scores)
-    if route.kind in ("policy", "policy_me") and "policy_calc" in allowed and _ACCRUES.search(text) \
-            and _HOW_MUCH.search(text) and _PERIOD.search(text) and self_words().search(text):
-        # "How much holiday do I build up in a normal week?": a rate of the policy over my hours
         return Route("policy_calc", "code", route.candidates, route.scores)
     if route.kind in ("policy", "policy_me") and _AMOUNT_FOR.search(text) and "policy_calc" in allowed:
         # "What meal allowance would I get for a 4-day trip?": a rate of the policy times the question's figure.

@@ -25,6 +25,7 @@ question of no known kind goes to the ReAct loop (:class:`engine.agent.loop.Agen
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import threading
 import time
@@ -33,7 +34,7 @@ from typing import Generator, Iterator
 
 from engine.agent import caps, small_talk
 from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
-from engine.agent.probation_end import asks_probation_end, probation_end
+from engine.agent.probation_end import asks_probation_end, handbook_end, probation_end
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note, question_relative
 from engine.agent.calc_slot import (
     Calculation,
@@ -256,27 +257,29 @@ class RoutedAgent(Agent):
 
     def _probation_from_handbook(self, profile) -> None:
         """Someone still within the probation (or introductory) period the handbook states, where the data
-        says nothing of it: the record says so, as every rule "after probation" needs it."""
-        search = self.tools.of(PolicySearchTool)
-        if profile.probation or profile.service_days is None or search is None or search.index is None:
-            return
-        length = handbook_probation(search.index)
-        if length is None or profile.service_days >= length:
-            return
+        says nothing of it: the record says so, and when it ends ("When does my probation end?"), as every
+        rule "after probation" needs it."""
         from engine.data.profile import Fact
+        from engine.policy.index import addresses_assistant
 
-        said = f"{profile.service_days} days into the {length}-day period the policies state"
-        profile.computed.append(Fact("Probation", "on probation now", said))
-        profile.probation = f"on probation now; {said}"
-        try:  # the date the period the policies state ends, from the start date ("When does my probation end?")
-            import datetime as dt
-
-            start = dt.date.fromisoformat(str(profile.today)[:10]) - dt.timedelta(days=profile.service_days)
+        search = self.tools.of(PolicySearchTool)
+        if profile.probation or profile.start is None or search is None or search.index is None:
+            return
+        texts = [c.text for c in getattr(search.index, "chunks", None) or [] if not addresses_assistant(c)]
+        found = handbook_end(texts, profile.start)
+        try:
+            today = dt.date.fromisoformat(str(profile.today)[:10])
         except ValueError:
             return
-        end = start + dt.timedelta(days=length)
+        if found is None or today >= found[0]:
+            return
+        end, length = found
+        said = f"{profile.service_days} days into the {length.n}-{length.unit} period the policies state"
+        profile.computed.append(Fact("Probation", "on probation now", said))
+        profile.probation = f"on probation now; {said}"
         profile.computed.append(Fact("Probation ends", end.isoformat(),
-                                     f"{length} days after the start date {start.isoformat()}, as the policies state"))
+                                     f"{length.n} {length.unit}s after the start date {profile.start.isoformat()}, "
+                                     "as the policies state"))
 
     def system_prompt(self, data: bool = False) -> str:
         """The instructions and the person's record; with ``data``, also the employee data's columns (a
@@ -726,6 +729,10 @@ class _Turn(Calculating, LookingUp):
             part.formula, calculate = formula, True
             said = {"pro rata": "is pro rata", "service": "grows with service"}[formula]
             self.trace.checks.append(f"part {part.number}: the policy's amount {said}: a calculation")
+        elif not calculate and part.kind in ("policy", "policy_me") and self._settled_by("accrual", part):
+            # "How many hours of PTO will I earn over a year?" where the handbook says per hour worked: a calculation
+            part.route.kind, calculate = "policy_calc", True  # type: ignore[union-attr]
+            self.trace.checks.append(f"part {part.number}: leave earned per hour worked, over my hours: a calculation")
         if part.kind in ("policy_me", "policy_calc"):
             yield from self._record_step("(your own record, for this policy)")
             part.used_record = True
@@ -1026,14 +1033,17 @@ class _Turn(Calculating, LookingUp):
         summary = part.summary
         if summary:
             ask = f"{summary}\n{ask}"
-        if part.kind in ("policy", "policy_me") and not a.profile.probation and asks_probation_end(part.text):
+        if part.kind in ("policy", "policy_me") and (not a.profile.probation or a.profile.fact("Probation ends")) \
+                and asks_probation_end(part.text):
             # "When is my trial period over?": the handbook's length from the record's start date, by code
-            stated, unit = probation_end([u for p in part.passages for u in p.units], a.profile.start, self.language)
-            if stated:
-                self.trace.checks.append(f"part {part.number}: the probation's end worked out by code")
+            stated, unit, working = probation_end([u for p in part.passages for u in p.units], a.profile.start,
+                                                  self.language)
+            if stated and unit is not None:
+                self.trace.checks.append(f"part {part.number}: the probation's end worked out by code: {working}")
                 part.decided_by = [unit]
+                self.memory.results.append(working)
                 yield AnswerToken(stated)
-                return stated, sources
+                return stated, [*sources, working]
         # A yes/no question about me that the one rule code found to apply settles: its yes or no is code's.
         applying = [u for u in part.picked if u.label in part.applies]
         opening, mark = decided_reply(part.text, [u.text for u in applying]), "'this applies to you'"

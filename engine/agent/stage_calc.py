@@ -70,6 +70,11 @@ class Calculating(Stage):
                 break
         return not told
 
+    def _settled_by(self, name: str, part: Part) -> bool:
+        """Whether reader ``name`` (if the settings use it) would settle this part from its passages."""
+        reader = next((r for r in self.agent.readers if r.name == name), None)
+        return reader is not None and reader.read(self._view(part, [])) is not None
+
     def _settle(self, part: Part, settled: Settled, view: View, sources: list[str]) -> Iterator[Step]:
         """A reader's settlement: the calculator works its lines out, and its sentence is the part's answer."""
         rules = [u for u in (settled.rule, *settled.also) if u is not None]

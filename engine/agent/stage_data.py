@@ -39,9 +39,19 @@ def _words(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())}
 
 
-def narrow_fields(picked: list, question: str) -> list:
+def narrow_fields(picked: list, question: str, facts: list | None = None) -> list:
     """Of the record fields the model picked, those the question names, where it names some: asked for sick
-    days, a model that picked the vacation and the sick balance then read the first."""
+    days, a model that picked the vacation and the sick balance then read the first. Asked what was used
+    ("How many hours of holiday have I used?"), the field of what was taken of that leave, not what is left
+    (``facts``: the whole record, where the model picked only the balance)."""
+    from engine.data.columns import taken_words
+
+    if taken_words(question):
+        kinds = {w for f in picked for w in _words(f.label) - _GENERIC_FIELD_WORDS}
+        taken = [f for f in (picked if any(taken_words(f.label) for f in picked) else facts or [])
+                 if taken_words(f.label) and (not kinds or kinds & _words(f.label))]
+        if len(taken) == 1:
+            return taken
     asked = _words(question)
     named = [f for f in picked if (_words(f.label) - _GENERIC_FIELD_WORDS) & asked]
     return named or picked
@@ -68,7 +78,7 @@ class LookingUp(Stage):
         self.tell(f"Which fields of my record (above) answer {self._which(part, several)}? Name them.")
         text = yield from self.call("Fields: ", grammar, SLOT_TOKENS, doing="Choosing what to read from your record")
         names = [n.strip() for n in text.strip().split(", ")]
-        picked = narrow_fields([f for f in facts if f.label in names], part.text)
+        picked = narrow_fields([f for f in facts if f.label in names], part.text, facts)
         part.fields = [f.label for f in picked]
         part.used_record = True
         self.memory.record_shown = True
