@@ -606,6 +606,23 @@ def test_leave_earned_per_hour_worked_is_worked_out_over_the_persons_hours(embed
     assert not any("per hour worked" in c for c in trace.checks) and trace.llm_calls == 1
 
 
+def test_days_off_inside_a_window_a_rule_forbids_for_my_group_are_a_no_by_code(embedder):
+    # "No annual leave may be taken in the two weeks before Christmas Day by production staff": the 14th to the
+    # 18th of December is inside it. The model had answered yes.
+    tools = company("kilbarry-foods", "hr_export.csv")
+    question = "Any chance I could take the 14th to the 18th of December off?"
+    agent, backend = make(tools, embedder, [], user="Tomás Healy", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert any("a rule forbids leave on the dates asked" in c for c in trace.checks)
+    assert trace.llm_calls == 0 and trace.answer.startswith("No. The policy says: No annual leave may be taken in the "
+                                                            "two weeks before Christmas Day by production staff")
+    # Someone in Sales is not in the group the rule is for: the model reads the rest.
+    agent, backend = make(tools, embedder, ["You can ask your manager [1]."], user="Conor Mulcahy",
+                          bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert not any("forbids" in c for c in trace.checks) and trace.llm_calls == 1
+
+
 def test_when_my_probation_ends_is_worked_out_from_my_start_date(embedder):
     # "Probation lasts six months from the date you joined. For example, someone who joined on 3 March completes
     # probation on 3 September." The model wrote the day before (six months as 183 days).

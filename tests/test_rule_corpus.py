@@ -41,7 +41,9 @@ def view_of(line: dict) -> View:
     return View(line["question"], line.get("whole", ""), line.get("before", ""), units, units + others, pay, period,
                 balances, job, line.get("exempt"), tuple(line.get("documents", ())), line.get("prorated", False),
                 weekly_hours=line.get("weekly_hours"), language=line.get("language", "en"),
-                part_time=line.get("part_time", False), service_years=line.get("service_years"))
+                part_time=line.get("part_time", False), service_years=line.get("service_years"),
+                today=line.get("today", ""),
+                group_words=frozenset(w.lower().rstrip("s") for w in line.get("group", "").split()))
 
 
 def worked_out(code: str, variables: list[Variable]) -> float:

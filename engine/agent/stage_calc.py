@@ -129,6 +129,9 @@ class Calculating(Stage):
                 balances.append(Variable(variable_name(f.label), number, f"{f.label}, {f.note}"))
         if profile.reports_total:
             job |= {"manager", "supervisor", "head", "lead"}
+        department = data.table.role("department") if data is not None else None
+        group = set(job) | {w.lower().rstrip("s") for f in profile.facts if department and f.column == department
+                            for w in re.findall(r"[^\W\d_]{3,}", str(f.value))}
         weekly_hours = self._weekly_hours()
         search = self.agent.tools.of(PolicySearchTool)
         sources = {p.source for p in part.passages}
@@ -140,7 +143,8 @@ class Calculating(Stage):
         return View(part.text, self.question, before, tuple(units),
                     tuple(u for p in part.passages for u in p.units), pay, period, tuple(balances), frozenset(job),
                     exempt, documents, part.prorated, self.language, weekly_hours,
-                    profile.part_time, profile.service_years)
+                    profile.part_time, profile.service_years, str(self.agent.context.today or ""),
+                    frozenset(group))
 
     # -- calculations, as code over named figures --------------------------------------------------------------
     def _variables(self, part: Part, record: bool = True) -> list[Variable]:

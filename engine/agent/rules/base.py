@@ -42,6 +42,8 @@ class View:
     weekly_hours: float | None = None  # the person's contractual hours a week, where the record has them
     part_time: bool = False  # the record says the person works part-time
     service_years: float | None = None  # the person's years of service, where the record has a start date
+    today: str = ""  # the day the question is asked (YYYY-MM-DD)
+    group_words: frozenset[str] = frozenset()  # words of the person's department and job title
 
     @property
     def asked(self) -> str:

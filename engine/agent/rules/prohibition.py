@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import re
 
+import datetime as _dt
+
 from engine.agent import caps
 from engine.agent.rules.base import Reader, Settled, View
+from engine.agent.windows import asked_days, meets, rule_window
 
 
 def _words(text: str, filler: set[str]) -> set[str]:
@@ -29,7 +32,7 @@ class Prohibition(Reader):
         table = w.tables.get("prohibition", {})
         asked = re.search(table.get("asks", "").removeprefix("re:"), view.text.strip(), re.I)
         if not table or asked is None:
-            return None
+            return self._dated(view, table)
         filler = {f.rstrip("s") for f in table.get("filler", ())} | set(table.get("filler", ()))
         window = _words(asked.group("window"), filler)
         thing = asked.group("thing")
@@ -38,16 +41,45 @@ class Prohibition(Reader):
         for u in view.offered():
             for m in re.finditer(table["forbids"].removeprefix("re:"), u.text, re.I):
                 said = next((m.group(g) for g in ("thing1", "thing2", "thing3") if m.group(g)), "")
-                rule_window = _words(m.group("window"), filler)
-                if not rule_window or not rule_window <= window or exception.search(u.text):
+                forbidden = _words(m.group("window"), filler)
+                if not forbidden or not forbidden <= window or exception.search(u.text):
                     continue
                 if not caps.same_kind(thing, said or u.text):
                     continue
                 found.append(u)
-        if len(found) != 1:
+        return self._no(view, found, "a rule forbids what is asked in the window asked") or self._dated(view, table)
+
+    def _dated(self, view: View, table: dict) -> Settled | None:
+        """Days the question names by date ("the 14th to the 18th of December"), inside a window of dates a rule
+        forbids that kind of leave in ("the two weeks before Christmas Day"), for a group the person is in."""
+        try:
+            today = _dt.date.fromisoformat(view.today[:10])
+        except ValueError:
+            return None
+        days = asked_days(view.text, today)
+        if days is None or not table or not re.search(table.get("asks_dated", "").removeprefix("re:"), view.text, re.I):
+            return None
+        exception = re.compile("|".join(rf"\b{re.escape(p)}\b" for p in table.get("exception", ())), re.I)
+        group = re.compile(table.get("group", "").removeprefix("re:"), re.I)
+        found = []
+        for u in view.offered():
+            for m in re.finditer(table["forbids"].removeprefix("re:"), u.text, re.I):
+                window = rule_window(m.group("window"), days[0])
+                said = next((m.group(g) for g in ("thing1", "thing2", "thing3") if m.group(g)), "")
+                if window is None or not meets(days, window) or exception.search(u.text) \
+                        or not caps.same_kind(view.text, said or u.text):
+                    continue
+                named = group.search(u.text) if table.get("group") else None
+                if named and not {x.lower().rstrip("s") for x in named.group("group").split()} & view.group_words:
+                    continue  # (a rule for production staff, and the person is in sales)
+                found.append(u)
+        return self._no(view, found, "a rule forbids leave on the dates asked")
+
+    def _no(self, view: View, found: list, check: str) -> Settled | None:
+        if len({u.label for u in found}) != 1:
             return None
         rule = found[0]
         original = next((u for u in view.units if u.label == rule.label), rule)
         text = re.sub(r"^\s*[-*•–]\s*", "", original.text).strip().rstrip(".;")
         return Settled(self.name, rule, [], "", "prohibited", {"rule": text},
-                       check="a rule forbids what is asked in the window asked")
+                       check=check)
