@@ -30,7 +30,8 @@ def view_of(line: dict) -> View:
     """A corpus line as a reader sees it."""
     rules = line.get("rules") or ([line["rule"]] if "rule" in line else [])
     units = tuple(Unit(f"1{chr(97 + i)}", text, 1) for i, text in enumerate(rules))
-    others = tuple(Unit(f"2{chr(97 + i)}", text, 2) for i, text in enumerate(line.get("others", [])))
+    others = tuple(Unit(f"2{chr(97 + i)}", text, 1 if line.get("same_passage") else 2)
+                   for i, text in enumerate(line.get("others", [])))
     pay, period = None, ""
     if "pay" in line:
         value, period = line["pay"]

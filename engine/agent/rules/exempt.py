@@ -1,0 +1,48 @@
+"""Extra hours that are not paid for the person's group ("Exempt associates are not eligible for overtime pay",
+"The management grade isn't paid for additional hours", the grade being "anyone whose job title includes
+the word 'Manager', 'Head' or 'Director'").
+
+Asked, yes or no, whether they get paid for extra hours, where an offered sentence says a group is not, and
+code knows the person is in it (the record says exempt; their job title has one of the words the passage
+lists for the group): no, by code. Unsure (a group code cannot place them in) leaves it to the model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.agent.rules.base import Reader, Settled, View
+
+#: The words a passage lists for a group by job title ("job title includes the word 'Manager', 'Head' or 'Director'").
+_TITLE_WORDS = re.compile(r"job titles?\b[^.]{0,60}?\b(?:includ\w*|contain\w*|with)\b(?P<words>[^.]{0,80})", re.I)
+_QUOTED = re.compile(r"[\"'“‘]([A-Z][\w-]+)[\"'”’]")
+
+
+class OvertimeExemption(Reader):
+    name = "exempt"
+    order = 55
+    kinds = ("policy", "policy_me")
+
+    def read(self, view: View) -> Settled | None:
+        q, w = view.words, view.rule_words
+        if not q.has("asks.yes_no", view.text) or not q.has("asks.extra_paid", view.text):
+            return None
+        found = []
+        for u in view.offered():
+            if not w.has("rule.unpaid_extra", u.text):
+                continue
+            passage = " ".join(x.text for x in view.everything() if x.passage == u.passage)
+            if w.has("rule.exempt", u.text) and view.exempt:
+                found.append(u)
+                continue
+            listed = {x.group(1).lower().rstrip("s") for m in _TITLE_WORDS.finditer(passage)
+                      for x in _QUOTED.finditer(m.group("words"))}
+            if listed & view.job_words:
+                found.append(u)
+        if len({u.label for u in found}) != 1:
+            return None
+        rule = found[0]
+        original = next((u for u in view.units if u.label == rule.label), rule)
+        text = re.sub(r"^\s*[-*•–]\s*", "", original.text).strip().rstrip(".;")
+        return Settled(self.name, rule, [], "", "prohibited", {"rule": text},
+                       check="the person's group is not paid for extra hours")
