@@ -623,6 +623,19 @@ def test_days_off_inside_a_window_a_rule_forbids_for_my_group_are_a_no_by_code(e
     assert not any("forbids" in c for c in trace.checks) and trace.llm_calls == 1
 
 
+def test_a_share_of_a_rate_defined_in_another_chapter_is_worked_out_by_code(embedder):
+    # "You may cash out up to 40 hours a year, at 75% of your base rate. For annual-rate associates, the base rate
+    # means the hourly figure in Chapter 3, section 3.2." Chapter 3: "… need an hourly figure for an annual-rate
+    # associate. That figure is the annual base rate divided by 52 times your Std Hours." (ridgeline-health)
+    tools = company("ridgeline-health", "roster.csv")
+    question = "What would I get if I cashed out 40 hours of PTO?"
+    agent, backend = make(tools, embedder, [], user="michael.oconnor@ridgelinehealth.example",
+                          bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert "hourly figure of 47.5 (98800 / 52 / 40)" in trace.answer and "40 hours come to 1425" in trace.answer
+
+
 def test_when_my_probation_ends_is_worked_out_from_my_start_date(embedder):
     # "Probation lasts six months from the date you joined. For example, someone who joined on 3 March completes
     # probation on 3 September." The model wrote the day before (six months as 183 days).

@@ -69,7 +69,9 @@ class RateMultipleReader(Reader):
         # whether they are paid at all is the model's reading of the rule.
         exempting = view.rule_words.family("rule.exempt")
         texts = [*(u.text for u in view.everything()), *view.documents]
-        if any(may_be_exempt(view, s) for text in texts for s in sentences(text) if exempting.search(s)):
+        # (leave cashed out is paid to the exempt too: exemption is from overtime and premiums)
+        if not converts and any(may_be_exempt(view, s) for text in texts for s in sentences(text)
+                                if exempting.search(s)):
             return None
         hours = Variable("asked_hours", figures[0].value, "from the question")
         # (noted as a plain number: "rate" in its words would read as money to the units check)
