@@ -122,11 +122,20 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
         # "… need an hourly figure for an annual-rate associate. That figure is the annual base rate divided by …":
         # the figure the sentence before names is the one defined
         named = _NAMED_RATE.search(before)
-        before = sentence
+        before_sentence, before = before, sentence
         if named and (m := _THAT_FIGURE.match(sentence)):
             sentence = f"The {named.group(1)} {sentence[m.end():]}"
         # (a handbook in another language: its rule in the English words read here, by its language file)
         sentence = english if _OP_ANY.search(english := to_english(sentence)) else sentence
+        m = _DIVIDE_BY_HOURS.search(sentence)
+        if m and weekly_hours and _figure(m.group(2)) > 0:
+            # "Take your annual salary and divide it by your contracted hours per week multiplied by 52"
+            term = (_NAMED_RATE.search(sentence) or _NAMED_RATE.search(before_sentence))
+            found.append(RateDefinition(term.group(1).lower() if term else "hourly rate", "hour",
+                                        _PERIOD_WORD[m.group(1).lower()], [("/", _figure(m.group(2))),
+                                                                           ("/", float(weekly_hours))],
+                                        over_hours=float(weekly_hours)))
+            continue
         m = _BY_WEEKLY_HOURS.search(sentence)
         if m:  # (without the person's hours, nothing: the rule's first figure alone is no hourly rate)
             if weekly_hours and _figure(m.group(5)) > 0 and (not m.group(4) or _figure(m.group(4)) > 0):
@@ -145,6 +154,12 @@ def rate_definition(text: str) -> RateDefinition | None:
     return found[0] if found else None
 
 
+#: "Take your annual salary and divide it by your contracted hours per week multiplied by 52": an hourly rate over
+#: the person's own weekly hours.
+_DIVIDE_BY_HOURS = re.compile(
+    r"\b(?:take|divide)\s+(?:the |your |their )?(annual|yearly|monthly)" + _PAY_WORDS + r" (?:salary|pay|base rate|rate)"
+    r"(?:,? and divide it)? by (?:the |your |their )?(?:(?:contracted|contractual|scheduled|standard|weekly|agreed) )*"
+    r"hours(?: (?:per|a) week)? (?:multiplied by|times|x|×)\s*" + _NUMBER, re.I)
 #: A rate a sentence names ("an hourly figure", "the daily rate"), and a sentence defining it by pronoun.
 _NAMED_RATE = re.compile(r"\b(?:an?|the) ((?:hourly|daily|weekly) (?:rate|pay|wage|figure))\b", re.I)
 _THAT_FIGURE = re.compile(r"\s*(?:that|this|the) (?:figure|rate|amount) (?=is\b|equals\b)", re.I)

@@ -91,13 +91,18 @@ class View:
         where the sentences make the rate another way for part-time staff ("for part-time colleagues the divisor
         is their own weekly hours multiplied by 44"), only a rate made over their own weekly hours: which other
         way applies is the model's reading."""
-        found = [d for u in self.everything() for d in rate_definitions(u.text, self.weekly_hours)
+        pairs = [(u, d) for u in self.everything() for d in rate_definitions(u.text, self.weekly_hours)
                  if applies_to(d, self.pay_period)]
+        part_time = [self.rule_words.has("rule.part_time", u.text) for u, _ in pairs]
         if self.part_time and any(self.rule_words.has("rule.part_time", u.text)
                                   and self.rule_words.has("rule.rate_making", u.text) for u in self.everything()):
             # (a rate made over the person's own weekly hours is already a part-timer's)
-            found = [d for d in found if d.over_hours is not None]
-        return list({d.name: d for d in found}.values())
+            pairs = [(u, d) for u, d in pairs if d.over_hours is not None]
+        elif not self.part_time and not all(part_time):
+            # (a full-timer's rate is not the one the handbook makes for part-time staff)
+            pairs = [p for p, part in zip(pairs, part_time) if not part]
+        found = [d for _, d in pairs]
+        return list({d.name: d for d in reversed(found)}.values())
 
     def defining(self, names: list[str]) -> list[Unit]:
         """The sentences that define the rates named ``names`` (those :meth:`rates` made)."""

@@ -22,11 +22,12 @@ class DefinedRate(Reader):
                 or not asks.has("asks.what_is", view.text) or asks.has("asks.premium", view.text) \
                 or asks.has("asks.multiple", view.text):  # (an overtime or Sunday rate is another reader's)
             return None
-        known = {(d.per, d.base) for d in view.definitions()}  # (none where part-time staff's rate is made otherwise)
+        # (a part-timer's only where part-time staff's rate is made otherwise: over their own hours)
+        known = {(d.per, d.base, tuple(d.steps)) for d in view.definitions()}
         # (the offered sentences first, then the rest of the passages: an English embedder ranks a French
         # handbook's definition low, and what it defines, for this pay, is what was asked)
         for u, d in ((u, d) for u in view.everything() for d in rate_definitions(u.text, view.weekly_hours)
-                     if (d.per, d.base) in known):
+                     if (d.per, d.base, tuple(d.steps)) in known):
             if not applies_to(d, view.pay_period):
                 continue
             if asks.has(f"rate_terms.{d.per}", view.text):
