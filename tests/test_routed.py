@@ -636,6 +636,33 @@ def test_a_share_of_a_rate_defined_in_another_chapter_is_worked_out_by_code(embe
     assert "hourly figure of 47.5 (98800 / 52 / 40)" in trace.answer and "40 hours come to 1425" in trace.answer
 
 
+@pytest.mark.parametrize("folder, csv, user, question, rule", [
+    # The sentence says who is not paid for extra hours, and the person is in that group: a no by code.
+    ("kilbarry-foods", "hr_export.csv", "Róisín Nagle",  # a Quality Manager: "… job title includes … Manager"
+     "If I stay late to finish an audit, do I get paid extra for the hours?",
+     "The management grade isn't paid for additional hours"),
+    ("ridgeline-health", "roster.csv", "linh.nguyen@ridgelinehealth.example",  # FLSA Status: Exempt
+     "If I stay late to close the books at month end, can I get paid overtime?", "Non-exempt associates get overtime"),
+])
+def test_extra_hours_my_group_is_not_paid_for_are_a_no_by_code(embedder, folder, csv, user, question, rule):
+    agent, backend = make(company(folder, csv), embedder, [], user=user, bank=[(question, "policy")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and trace.answer.startswith(f"No. The policy says: {rule}")
+
+
+def test_overtime_in_tiers_is_worked_out_by_code(embedder):
+    # "… paid at time and a half for the first four hours of overtime in a week and double time thereafter"; a
+    # question that never says "overtime" ("6 hours over my normal week") finds it and gets both tiers.
+    tools = company("kilbarry-foods", "hr_export.csv")
+    question = "If I do 6 hours over my normal week this week, all on weekday day shifts, what's that worth before tax?"
+    agent, backend = make(tools, embedder, [], user="Seán Dineen", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert trace.answer.startswith("At 1.5 times your hourly rate of 15.8 for the first 4 hours and 2 times for the "
+                                   "other 2 hours [")
+    assert "6 hours come to 158." in trace.answer
+
+
 def test_when_my_probation_ends_is_worked_out_from_my_start_date(embedder):
     # "Probation lasts six months from the date you joined. For example, someone who joined on 3 March completes
     # probation on 3 September." The model wrote the day before (six months as 183 days).

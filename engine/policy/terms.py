@@ -27,7 +27,7 @@ def _words(phrase: str) -> set[str]:
 
 
 def _pattern(phrase: str) -> str:
-    words = [re.escape(w) for w in re.split(r"[\s-]+", _fold(phrase).strip()) if w]
+    words = [re.escape(w) for w in re.split(r"[\s-]+", _fold(phrase).lstrip("~").strip()) if w]
     body = r"[\s-]+".join(words)
     if body.endswith(r"\*"):
         return rf"(?<!\w){body[:-2]}\w*"
@@ -42,7 +42,8 @@ def concepts() -> dict[str, dict[str, tuple[re.Pattern, tuple[str, ...]]]]:
         terms = tomllib.loads(path.read_text(encoding="utf-8")).get("terms", {})
         for concept, phrases in terms.items():
             pattern = re.compile("|".join(_pattern(p) for p in phrases))
-            plain = tuple(p for p in phrases if not p.endswith("*"))
+            # ("~stay late": how a question says it, never how a handbook does: not searched for)
+            plain = tuple(p for p in phrases if not p.endswith("*") and not p.startswith("~"))
             out.setdefault(concept, {})[path.stem] = (pattern, plain)
     return out
 
@@ -56,6 +57,10 @@ def other_languages(question: str) -> list[str]:
     for by_language in concepts().values():
         named = {code for code, (pattern, _) in by_language.items() if pattern.search(text)}
         if named:
+            for code in named:
+                if not any(_words(p) <= asked for p in by_language[code][1]):
+                    # named only in a question's words ("stay late"): the handbook's words for it are searched too
+                    out += list(by_language[code][1])
             # (a word the question's own language also has for it, "home-office" for "home office", adds nothing)
             own = {w for code in named for p in by_language[code][1] for w in _words(p)}
             out += [p for code, (_, plain) in by_language.items() if code not in named for p in plain

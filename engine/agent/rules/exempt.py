@@ -4,7 +4,8 @@ the word 'Manager', 'Head' or 'Director'").
 
 Asked, yes or no, whether they get paid for extra hours, where an offered sentence says a group is not, and
 code knows the person is in it (the record says exempt; their job title has one of the words the passage
-lists for the group): no, by code. Unsure (a group code cannot place them in) leaves it to the model.
+lists for the group), or says only the non-exempt are and the record says exempt: no, by code. Unsure (a
+group code cannot place them in) leaves it to the model.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from engine.agent.rules.base import Reader, Settled, View
 
 #: The words a passage lists for a group by job title ("job title includes the word 'Manager', 'Head' or 'Director'").
 _TITLE_WORDS = re.compile(r"job titles?\b[^.]{0,60}?\b(?:includ\w*|contain\w*|with)\b(?P<words>[^.]{0,80})", re.I)
+#: Overtime granted to the non-exempt only.
+_NON_EXEMPT_ONLY = re.compile(r"^\W*non-?exempt\b[^.]{0,40}?\b(?:get|receive|earn|are paid|are eligible for|qualify for)\s+"
+                              r"overtime\b", re.I)
 _QUOTED = re.compile(r"[\"'“‘]([A-Z][\w-]+)[\"'”’]")
 
 
@@ -28,7 +32,10 @@ class OvertimeExemption(Reader):
         if not q.has("asks.yes_no", view.text) or not q.has("asks.extra_paid", view.text):
             return None
         found = []
-        for u in view.offered():
+        for u in view.everything():  # (a group's exclusion is specific enough to read wherever it stands)
+            if view.exempt and _NON_EXEMPT_ONLY.search(u.text):
+                found.append(u)  # ("Non-exempt associates get overtime at 1.5×…", to someone exempt)
+                continue
             if not w.has("rule.unpaid_extra", u.text):
                 continue
             passage = " ".join(x.text for x in view.everything() if x.passage == u.passage)

@@ -66,7 +66,9 @@ class TieredOvertime(Reader):
         asked = words_of(view.text) - GENERIC_PAY_WORDS
         days = day_kinds(view.text) - {"work"}
         overtime = view.words.has("asks.overtime", view.text)
-        found = [(u, t) for u in view.offered() if (t := tiers(u.text)) is not None
+        # (every sentence of the passages: a rule in tiers is specific enough, and a small embedder ranked
+        # "6 hours over my normal week" nearer the Sunday premium)
+        found = [(u, t) for u in view.everything() if (t := tiers(u.text)) is not None
                  and (overtime or words_of(u.text) & asked)
                  and caps.same_kind(view.text, u.text) and not (days and not day_kinds(u.text) & days)]
         if len({t for _, t in found}) != 1:
