@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from engine.agent.rules.base import Reader, Settled, View
+from engine.agent.rules.prohibition import said_no
 
 #: The words a passage lists for a group by job title ("job title includes the word 'Manager', 'Head' or 'Director'").
 _TITLE_WORDS = re.compile(r"job titles?\b[^.]{0,60}?\b(?:includ\w*|contain\w*|with)\b(?P<words>[^.]{0,80})", re.I)
@@ -38,18 +39,12 @@ class OvertimeExemption(Reader):
                 continue
             if not w.has("rule.unpaid_extra", u.text):
                 continue
-            passage = " ".join(x.text for x in view.everything() if x.passage == u.passage)
             if w.has("rule.exempt", u.text) and view.exempt:
                 found.append(u)
                 continue
+            passage = " ".join(x.text for x in view.everything() if x.passage == u.passage)
             listed = {x.group(1).lower().rstrip("s") for m in _TITLE_WORDS.finditer(passage)
                       for x in _QUOTED.finditer(m.group("words"))}
             if listed & view.job_words:
                 found.append(u)
-        if len({u.label for u in found}) != 1:
-            return None
-        rule = found[0]
-        original = next((u for u in view.units if u.label == rule.label), rule)
-        text = re.sub(r"^\s*[-*•–]\s*", "", original.text).strip().rstrip(".;")
-        return Settled(self.name, rule, [], "", "prohibited", {"rule": text},
-                       check="the person's group is not paid for extra hours")
+        return said_no(self.name, view, found, "the person's group is not paid for extra hours")

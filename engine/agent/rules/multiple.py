@@ -25,6 +25,14 @@ def asks_pay(view: View) -> bool:
     return q.has("asks.pay", view.text) or q.has("asks.amount_for", view.text)
 
 
+def hours_asked(view: View):
+    """The one number of hours a question about pay states ("What would 6 hours of overtime pay?"), or None."""
+    if not asks_pay(view) or view.prorated:
+        return None
+    figures = view.figures()
+    return figures[0] if len(figures) == 1 and figures[0].unit == "hours" else None
+
+
 def _words(text: str) -> set[str]:
     return {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", text)}
 
@@ -42,10 +50,8 @@ class RateMultipleReader(Reader):
     order = 30
 
     def read(self, view: View) -> Settled | None:
-        if not asks_pay(view) or view.prorated:
-            return None
-        figures = view.figures()
-        if len(figures) != 1 or figures[0].unit != "hours":
+        asked_hours = hours_asked(view)
+        if asked_hours is None:
             return None
         asked = words_of(view.text) - GENERIC_PAY_WORDS
         # (the day a part names, else the whole question's: "What is the Sunday rate, and what would 5 hours pay?")
@@ -73,7 +79,7 @@ class RateMultipleReader(Reader):
         if not converts and any(may_be_exempt(view, s) for text in texts for s in sentences(text)
                                 if exempting.search(s)):
             return None
-        hours = Variable("asked_hours", figures[0].value, "from the question")
+        hours = Variable("asked_hours", asked_hours.value, "from the question")
         # (noted as a plain number: "rate" in its words would read as money to the units check)
         factor = Variable("multiple", multiple.factor, f"{PLAIN_NUMBER}: {multiple.written}, from the policy")
         times = view.words.answer("times", n=plain(multiple.factor))

@@ -76,10 +76,15 @@ class Prohibition(Reader):
         return self._no(view, found, "a rule forbids leave on the dates asked")
 
     def _no(self, view: View, found: list, check: str) -> Settled | None:
-        if len({u.label for u in found}) != 1:
-            return None
-        rule = found[0]
-        original = next((u for u in view.units if u.label == rule.label), rule)
-        text = re.sub(r"^\s*[-*•–]\s*", "", original.text).strip().rstrip(".;")
-        return Settled(self.name, rule, [], "", "prohibited", {"rule": text},
-                       check=check)
+        return said_no(self.name, view, found, check)
+
+
+def said_no(reader: str, view: View, found: list, check: str) -> Settled | None:
+    """"No. The policy says: …" where exactly one sentence was ``found`` (quoted as written, without its list
+    mark); None for none or several."""
+    if len({u.label for u in found}) != 1:
+        return None
+    rule = found[0]
+    original = next((u for u in view.units if u.label == rule.label), rule)
+    text = re.sub(r"^\s*[-*•–]\s*", "", original.text).strip().rstrip(".;")
+    return Settled(reader, rule, [], "", "prohibited", {"rule": text}, check=check)

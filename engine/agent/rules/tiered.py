@@ -14,7 +14,7 @@ from engine.agent import caps
 from engine.agent.calc_slot import PLAIN_NUMBER, Variable
 from engine.agent.rates import day_kinds
 from engine.agent.rules.base import Reader, Settled, View, how_made, plain, words_of
-from engine.agent.rules.multiple import GENERIC_PAY_WORDS, asks_pay
+from engine.agent.rules.multiple import GENERIC_PAY_WORDS, hours_asked
 
 _N = r"(\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten|twelve)"
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
@@ -58,10 +58,8 @@ class TieredOvertime(Reader):
     order = 29  # (before the plain multiple: a sentence with two multiples is not one)
 
     def read(self, view: View) -> Settled | None:
-        if not asks_pay(view) or view.prorated:
-            return None
-        figures = view.figures()
-        if len(figures) != 1 or figures[0].unit != "hours":
+        asked_hours = hours_asked(view)
+        if asked_hours is None:
             return None
         asked = words_of(view.text) - GENERIC_PAY_WORDS
         days = day_kinds(view.text) - {"work"}
@@ -77,7 +75,7 @@ class TieredOvertime(Reader):
         if not rates:
             return None
         (rule, (first, a, b)), (rate, term) = found[0], rates[0]
-        hours = Variable("asked_hours", figures[0].value, "from the question")
+        hours = Variable("asked_hours", asked_hours.value, "from the question")
         tier = Variable("first_tier_hours", first, "hours of the first tier, from the policy")
         m1 = Variable("first_multiple", a, f"{PLAIN_NUMBER}: the first tier's multiple, from the policy")
         m2 = Variable("then_multiple", b, f"{PLAIN_NUMBER}: the multiple after it, from the policy")
