@@ -429,3 +429,26 @@ def test_a_managers_reports_are_found_however_the_manager_column_writes_them():
     code = slots.compile(slots.parse("my direct reports\nFilter: none\nResult: names\n"))
     assert ".isin(" in code
     assert sorted(run_query(code, table, boss, None).value["Name"]) == ["Bo Li", "Cy Dee", "Di Eng"]
+
+
+def test_without_an_employment_type_the_usual_week_says_who_is_part_time(tmp_path):
+    from engine.data.profile import build_profile
+    from engine.tools.employee_data import EmployeeDataTool
+
+    rows = ["Emp Code,Name,Dept,Sched Hrs/Wk,Comp Rate (USD)"]
+    hours = [40, 40, 40, 40, 24, 40, 32, 40]
+    rows += [f"E{i},Person {chr(65 + i)},Ops,{h},{20 + i}" for i, h in enumerate(hours)]
+    path = tmp_path / "roster.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    tool = EmployeeDataTool(load_employees(path))
+    part = build_profile(tool, "Person E", "2026-11-25")
+    assert part.part_time and part.full_time_week == 40
+    assert "Works: part-time" in part.render()
+    full = build_profile(tool, "Person A", "2026-11-25")
+    assert not full.part_time and "Works: full-time" in full.render()
+    # No usual week (most people on different hours): nobody is called part-time by a guess.
+    mixed = [40, 24, 32, 20, 38, 40, 16, 30]
+    rows = ["Emp Code,Name,Dept,Sched Hrs/Wk"] + [f"E{i},Person {chr(65 + i)},Ops,{h}" for i, h in enumerate(mixed)]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    tool = EmployeeDataTool(load_employees(path))
+    assert not any(f.label == "Works" for f in build_profile(tool, "Person B", "2026-11-25").computed)

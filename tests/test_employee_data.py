@@ -194,6 +194,26 @@ def test_manager_sees_direct_reports(sample):
         q(sample, m, 'df[df["full_name"] == "Łucja Nowak"]["annual_salary_usd"]')  # a report's report
 
 
+def test_a_condition_after_the_scope_reads_only_the_rows_the_scope_kept(sample):
+    m = "Søren Dahl"
+    # "my reports earning over 50000": the salary is read on the reports only, either way round.
+    both = '(df["manager"] == "Søren Dahl") & (df["annual_salary_usd"] > 50000)'
+    assert q(sample, m, f"len(df[{both}])") == 3
+    flipped = '(df["annual_salary_usd"] > 50000) & (df["manager"] == "Søren Dahl")'
+    assert q(sample, m, f"len(df[{flipped}])") == 3
+    # Without a scope the manager may not read everyone's salary, and an | keeps everyone's rows.
+    with pytest.raises(AccessDenied, match="direct reports"):
+        q(sample, m, 'len(df[df["annual_salary_usd"] > 50000])')
+    with pytest.raises(AccessDenied):
+        q(sample, m, 'len(df[(df["manager"] == "Søren Dahl") | (df["annual_salary_usd"] > 50000)])')
+    # A scope that keeps someone else's row still refuses: the department is public, not the rows' salaries.
+    with pytest.raises(AccessDenied):
+        q(sample, m, 'len(df[(df["department"] == "Operations") & (df["annual_salary_usd"] > 50000)])')
+    # An employee's own row as the scope.
+    u = "Pedro Alves"
+    assert q(sample, u, 'len(df[(df["full_name"] == "Pedro Alves") & (df["annual_salary_usd"] > 40000)])') == 1
+
+
 def test_unknown_user_sees_directory_only(sample):
     with pytest.raises(AccessDenied):
         q(sample, "Mallory Intruder", 'df[df["full_name"] == "Pedro Alves"]["annual_salary_usd"]')

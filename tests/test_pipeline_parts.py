@@ -265,6 +265,40 @@ def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):
         tiny_backend._grammar_sampler(grammar)  # raises SetupError if llama.cpp rejects it
 
 
+def _grammar_takes(backend, grammar: str, text: str) -> bool:
+    """Does llama.cpp's sampler for ``grammar`` let ``text`` through, token by token?"""
+    import ctypes
+
+    import llama_cpp
+
+    lib, smpl = backend._lib, backend._grammar_sampler(grammar)
+    for token in backend.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False):
+        single = llama_cpp.llama_token_data(id=token, logit=1.0, p=0.0)
+        arr = llama_cpp.llama_token_data_array(data=ctypes.pointer(single), size=1, selected=-1, sorted=False)
+        lib.llama_sampler_apply(smpl, ctypes.byref(arr))
+        if single.logit == float("-inf"):
+            return False
+        lib.llama_sampler_accept(smpl, token)
+    return True
+
+
+def test_the_answer_grammar_takes_sourced_figures_and_no_figure_in_other_digits(tiny_backend):
+    from engine.agent.routed import _answer_grammar
+
+    grammar = _answer_grammar({"72", "14"}, 2, 3)
+    assert _grammar_takes(tiny_backend, grammar, "You have 72 hours left [1].")
+    assert _grammar_takes(tiny_backend, grammar, "Tienes 72 horas; ¿más? Ça coûte 14 €, ß und ü – «oui».")
+    assert not _grammar_takes(tiny_backend, grammar, "You have 73 hours left.")
+    for other in ("Je hebt nog ۷۲ uur.", "You have ٧٢ hours.", "Tiene ۱۴ días."):
+        assert not _grammar_takes(tiny_backend, grammar, other), other
+
+
+def test_a_figure_in_other_digits_is_the_same_figure_to_the_grounding_check():
+    from engine.agent.grounding import numbers_in
+
+    assert numbers_in("Je hebt nog ۷۲ uur, ٧٢ en ７２.") == ["72", "72", "72"]
+
+
 def test_the_calculation_grammar_admits_only_declared_names_and_sourced_numbers(tiny_backend):
     """Random weights sampling freely: whatever they write parses, names only declared figures and
     uses only numbers of the context (the grammar property, on real llama.cpp)."""
@@ -314,7 +348,7 @@ def test_the_router_bank_and_the_worked_examples_hold_no_test_split_question():
     from engine.agent.router import BANK
 
     norm = lambda s: re.sub(r"\W+", " ", s.lower()).strip()  # noqa: E731
-    suite = [json.loads(line) for name in ("suite.jsonl", "heldout/suite.jsonl")
+    suite = [json.loads(line) for name in ("suite.jsonl", "heldout/suite.jsonl", "heldout2/suite.jsonl", "heldout3/suite.jsonl")
              for line in (ROOT / "benchmarks" / name).read_text(encoding="utf-8").splitlines() if line]
     # (the scored question of each case; an earlier turn of a test conversation may repeat a development one)
     test = {norm(c["q"] if isinstance(c["q"], str) else c["q"][-1]) for c in suite if c["split"] == "test"}

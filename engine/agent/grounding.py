@@ -10,6 +10,7 @@ Citation markers (``[1]``) and list numbers are not claims and are ignored.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?[$€£₱]?\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w])")
@@ -18,7 +19,9 @@ _LIST_MARKER = re.compile(r"^\s*\d{1,2}[.)]\s", re.M)
 
 
 def normalise_number(text: str) -> str:
-    value = text.replace(",", "")
+    # Digits of any script are the same figure: "۷۲" is 72 to whoever reads it.
+    value = "".join(str(unicodedata.digit(c)) if c.isdigit() and not c.isascii() else c for c in text)
+    value = value.replace(",", "")
     if "." in value:
         value = value.rstrip("0").rstrip(".")
     return value.lstrip("0") or "0"

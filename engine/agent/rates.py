@@ -111,6 +111,68 @@ _BY_WEEKLY_HOURS = re.compile(
     r"weekly|(?:contractual|contracted|scheduled|standard|std|ordinary|normal)(?: weekly)?) hours\b", re.I)
 
 
+#: "Hourly rate = monthly salary × 3 ÷ 13 ÷ contractual weekly hours": a rate's name, "=", then a formula in symbols.
+_FORMULA = re.compile(
+    r"(?<![\w-])(" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage|figure))(?: \([^)]{1,40}\))?"
+    r"\s*=\s*(.+?)\s*(?:$|;|[.,:](?=\s|$))", re.I)
+_FORMULA_OP = re.compile(r"(\s[x×*÷/]\s|[×÷*/()])")
+_PAY_OPERAND = re.compile(
+    r"(?:the |your |their )?(?:(?:base|basic|gross|fixed) )*(annual|yearly|monthly|weekly)" + _PAY_WORDS
+    + r" (?:salary|base rate|pay rate|rate|pay|wage)", re.I)
+_HOURS_OPERAND = re.compile(
+    r"(?:the |your |their )?(?:(?:contractual|contracted|contract|scheduled|agreed|regular|normal|standard|ordinary|std)"
+    r" )*(?:weekly (?:working )?hours|(?:working )?hours (?:per|a) week)", re.I)
+
+
+def _formula(sentence: str, weekly_hours: float | None) -> RateDefinition | None:
+    """A rate defined by a formula in symbols of the person's pay, figures and weekly hours, multiplied and
+    divided in any order and grouping; None where any operand is something else (never a formula cut short:
+    "× 3 ÷ 13" without its "÷ weekly hours" is a week's pay, no hourly rate)."""
+    m = _FORMULA.search(sentence)
+    if not m:
+        return None
+    tokens = [t.strip() for t in _FORMULA_OP.split(m.group(3)) if t.strip()]
+    steps: list[tuple[str, float]] = []
+    base, hours, sign, stack, expect_operand = "", False, 1, [], True
+    pending = 1  # the sign the next operand takes: the group's sign, flipped after a division
+    for token in tokens:
+        if token == "(":
+            stack.append(sign)
+            sign = pending
+            continue
+        if token == ")":
+            if not stack or expect_operand:
+                return None
+            sign = stack.pop()
+            pending = sign
+            continue
+        if token in ("x", "×", "*", "÷", "/"):
+            if expect_operand:
+                return None
+            pending = sign if token in ("x", "×", "*") else -sign
+            expect_operand = True
+            continue
+        if not expect_operand:
+            return None
+        expect_operand = False
+        if number := re.fullmatch(_NUMBER + r"(?: (?:working |work |calendar )?(?:hours|days|weeks|months))?", token):
+            value = _figure(number.group(1))
+            if value <= 0:
+                return None
+            steps.append(("*" if pending > 0 else "/", value))
+        elif (p := _PAY_OPERAND.fullmatch(token)) and not base and pending > 0:
+            base = _PERIOD_WORD[p.group(1).lower()]
+        elif _HOURS_OPERAND.fullmatch(token) and weekly_hours and not hours:
+            hours = True
+            steps.append(("*" if pending > 0 else "/", float(weekly_hours)))
+        else:
+            return None
+    if not base or stack or expect_operand or not steps:
+        return None
+    return RateDefinition(" ".join(m.group(1).lower().split()), _PER_WORD[m.group(2).lower()], base, steps,
+                          over_hours=float(weekly_hours) if hours and weekly_hours else None)
+
+
 def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateDefinition]:
     """Every rate a text defines from pay, one per sentence ("Hourly rate = annual salary / 2,080. A day of
     leave is paid at 1/260 of the annual salary." defines two). With the person's ``weekly_hours``, also a
@@ -127,6 +189,11 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
             sentence = f"The {named.group(1)} {sentence[m.end():]}"
         # (a handbook in another language: its rule in the English words read here, by its language file)
         sentence = english if _OP_ANY.search(english := to_english(sentence)) else sentence
+        if "=" in sentence and _FORMULA.search(sentence):
+            # (a formula read whole or not at all: _TERM_EQUALS below would stop at its first word)
+            if (d := _formula(sentence, weekly_hours)) is not None:
+                found.append(d)
+            continue
         m = _DIVIDE_BY_HOURS.search(sentence)
         if m and weekly_hours and _figure(m.group(2)) > 0:
             # "Take your annual salary and divide it by your contracted hours per week multiplied by 52"
@@ -310,6 +377,9 @@ class RateMultiple:
 
 def day_kinds(text: str) -> frozenset[str]:
     """The kinds of day ``text`` names: "rest" (Sundays, weekends, rest days), "holiday", "night", "work"."""
+    from engine.agent.rules.words import to_english
+
+    text = to_english(text)  # (a handbook's or a question's own language: "Zaterdag", "dimanche")
     return frozenset(kind for kind, pattern in _DAY_KINDS if pattern.search(text))
 
 
@@ -317,6 +387,9 @@ def rate_multiples(text: str) -> list[RateMultiple]:
     """The multiples of the hourly rate ``text`` pays at, each with the kinds of day its clause names ("paid at
     1.5 times the hourly rate on working days and at 2 times the hourly rate on rest days"); none where the
     sentence does not pay at the person's hourly rate, or adds an amount on top of it instead."""
+    from engine.agent.rules.words import to_english
+
+    text = to_english(text)
     if not _OF_HOURLY.search(text) or _ADDED.search(text):
         return []
     found = list(_MULTIPLE_OF_RATE.finditer(text))
@@ -339,11 +412,16 @@ def rate_multiples(text: str) -> list[RateMultiple]:
         # hourly rate on working days and at"), and what opens its own clause before it ("overtime on Sundays is
         # paid at 150 percent"); text before it that no clause boundary separates belongs to the previous one.
         before = text[found[i - 1].end() if i else 0:m.start()]
-        boundary = re.compile(r"[;.]\s")
+        # (a table's row, "When: Saturday; Paid at: 150% of the hourly rate", is one clause: its cells' "; ")
+        boundary = re.compile(r"[.]\s" if _TABLE_ROW.fullmatch(text.strip()) else r"[;.]\s")
         before = boundary.split(before)[-1] if not i or boundary.search(before) else ""
         after = boundary.split(text[m.end():found[i + 1].start() if i + 1 < len(found) else len(text)])[0]
         out.append(RateMultiple(factor, written, _days_of_clause(f"{before} {after}")))
     return out
+
+
+#: A table's row as the handbook loader writes it: "Header: value; Header: value".
+_TABLE_ROW = re.compile(r"[^:;.]{1,60}: [^;]{1,120}(?:; [^:;.]{1,60}: [^;]{1,120})+")
 
 
 #: A share said as a share of the rate ("75% of your base rate", "50 percent of the regular hourly rate").

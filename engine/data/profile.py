@@ -264,6 +264,13 @@ def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | Non
         part = part_time_value(df.at[row, kind])
         if part is not None:
             out.append(Fact("Works", "part-time" if part else "full-time", f"{kind}: {_text(df.at[row, kind])}"))
+    hours = table.role("weekly_hours")
+    if not kind and hours and viewer.can_read(hours, [row]) and (week := usual_week(table, viewer)) is not None:
+        # No column says who is part-time: the data's usual week does ("Sched Hrs/Wk" 24 where most have 40).
+        value = df.at[row, hours]
+        if isinstance(value, numbers.Real) and value == value and 0 < float(value) <= 80:
+            out.append(Fact("Works", "part-time" if float(value) < week else "full-time",
+                            f"{hours}: {_text(value)}, where most people in the data have {_text(week)}"))
     fte = table.role("fte")
     if fte and viewer.can_read(fte, [row]) and not any(f.label == "Works" for f in out):
         value = df.at[row, fte]
@@ -272,11 +279,32 @@ def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | Non
     return out
 
 
+def usual_week(table, viewer) -> float | None:
+    """The weekly hours at least half the people in the data are scheduled for, where that is a full week (30
+    hours or more) and no one has more; None else, or where so few people have hours that the figure would
+    be someone's own."""
+    hours = table.role("weekly_hours")
+    if not hours:
+        return None
+    df = table.df
+    values = [float(v) for v in df[hours] if isinstance(v, numbers.Real) and v == v and 0 < float(v) <= 80]
+    if len(values) < max(viewer.min_group_size, 1) and viewer.role != "hr" and not viewer.can_read(hours, list(df.index)):
+        return None
+    from collections import Counter
+
+    if not values:
+        return None
+    week, count = Counter(values).most_common(1)[0]
+    return week if count * 2 >= len(values) and week >= 30 and sum(v > week for v in values) * 10 <= len(values) else None
+
+
 def full_time_week(table, viewer) -> float | None:
     """The weekly hours most full-time people in the data are scheduled for; None where the data does not
     say, or where so few full-timers have it that the figure would be someone's own (the access layer's
     smallest group for a summary)."""
     hours, kind = table.role("weekly_hours"), table.role("employment_type")
+    if hours and not kind:
+        return usual_week(table, viewer)
     if not hours or not kind:
         return None
     df = table.df

@@ -102,6 +102,7 @@ class Interpreter:
         self.notes: list[str] = []
         self.grouped = False
         self.deadline = time.perf_counter() + MAX_SECONDS
+        self._within = None  # row labels "df" stands for while a later condition of an & is read
 
     # -- access ----------------------------------------------------------------------------------------
     def _column(self, df, name: str):
@@ -152,7 +153,8 @@ class Interpreter:
 
     def _Name(self, node):
         if node.id == "df":
-            return _Frame(self.table.df)
+            df = self.table.df
+            return _Frame(df if self._within is None else df.loc[self._within])
         if node.id == "today":
             return self.today
         raise _err(f"Unknown name '{node.id}'.", "A query may use only df (the employee table) and today.")
@@ -549,7 +551,10 @@ class Interpreter:
         self.notes.append(note)
 
     def _BinOp(self, node):
-        left, right = self.eval(node.left), self.eval(node.right)
+        if isinstance(node.op, ast.BitAnd):
+            left, right = self._conjunction(node.left, node.right)
+        else:
+            left, right = self.eval(node.left), self.eval(node.right)
         pd = self.pd
         for v in (left, right):
             if not isinstance(v, (pd.Series, int, float, str, pd.Timestamp, pd.Timedelta)) or isinstance(v, _Frame):
@@ -586,6 +591,33 @@ class Interpreter:
         if isinstance(result, float) and not math.isfinite(result):
             raise _err("The result is out of range.")
         return result
+
+    def _conjunction(self, first, second):
+        """Both sides of ``a & b``. Where reading ``b`` over every row is refused, it is read on the rows ``a``
+        keeps (and the other way round): "my direct reports whose Status is X" reads Status on the reports
+        only, which is all the combined condition can reveal."""
+        try:
+            return self.eval(first), self.eval(second)
+        except AccessDenied as denied:
+            for a, b in ((first, second), (second, first)):
+                try:
+                    kept = self.eval(a)
+                except AccessDenied:
+                    continue
+                if not (isinstance(kept, self.pd.Series) and kept.dtype == bool):
+                    raise denied from None
+                outer = self._within
+                self._within = kept.index[kept.to_numpy()]
+                try:
+                    other = self.eval(b)
+                except AccessDenied:
+                    continue
+                finally:
+                    self._within = outer
+                if isinstance(other, self.pd.Series):
+                    other = _align(other, kept.index)
+                return (kept, other) if a is first else (other, kept)
+            raise denied from None
 
     def _UnaryOp(self, node):
         operand = self.eval(node.operand)

@@ -30,6 +30,14 @@ def _trie_rule(forms: list[str]) -> str:
     return f"({body})?" if ends else body
 
 
+#: Arabic-Indic, Persian and NKo digits (GBNF ranges): the model must not write a figure as "۷۲" that the
+#: sourced-number rule, written for 0-9, would let through. Only two-byte characters: llama.cpp refuses a
+#: token that ends inside a UTF-8 character whose possible code points touch an excluded one, and the lead
+#: byte of a three-byte digit (full-width ７, Devanagari ७) is shared with "€", "–" and every CJK comma.
+#: Those are left to the grounding check, which reads digits of every script.
+OTHER_DIGITS = "\\u0660-\\u0669\\u06f0-\\u06f9\\u07c0-\\u07c9"
+
+
 def grounded_answer_rules(forms: set[str] | None, *, line_chars: int, max_lines: int, text_char: str,
                           first_exclude: str = "", citations: int = 9) -> list[str]:
     """GBNF rules ``answer ::= …``; with ``forms``, its digits can only spell a number of ``forms``.
@@ -45,12 +53,12 @@ def grounded_answer_rules(forms: set[str] | None, *, line_chars: int, max_lines:
     if forms is None:
         return [f'answer ::= {lead} {text_char}{{0,{line_chars - 1}}} ("\\n" aline?){{0,{max_lines - 1}}}',
                 f"aline ::= {text_char}{{1,{line_chars}}}"]
-    nondigit = text_char[:-1] + "0-9]"
-    sep = text_char[:-1] + "0-9.,]"
+    nondigit = text_char[:-1] + "0-9" + OTHER_DIGITS + "]"
+    sep = text_char[:-1] + "0-9.,"  + OTHER_DIGITS + "]"
     num = _trie_rule(sorted(forms)[:MAX_FORMS]) if forms else ""
     cite = f' | "[" [1-{citations}] "]"' if citations > 0 else ""
     item = nondigit + cite + (" | num nsep" if num else "")
-    first = f"{lead[:-1]}0-9]" + cite + (" | num nsep" if num else "")
+    first = f"{lead[:-1]}0-9{OTHER_DIGITS}]" + cite + (" | num nsep" if num else "")
     rules = [
         f'answer ::= ([1-9] ". ")? afirst aitem{{0,{line_chars - 1}}}' + (" num?" if num else "")
         + f' ("\\n" aline?){{0,{max_lines - 1}}}',

@@ -13,6 +13,7 @@ import re
 from engine.agent import caps
 from engine.agent.calc_slot import PLAIN_NUMBER, Variable, shown_value
 from engine.agent.rates import day_kinds, multiple_for, rate_multiples
+from engine.agent.rules.words import to_english
 from engine.agent.rules.base import Reader, Settled, View, how_made, plain, sentences, words_of
 
 #: Words of a question about pay that tell no rule from another.
@@ -76,7 +77,8 @@ class RateMultipleReader(Reader):
         exempting = view.rule_words.family("rule.exempt")
         texts = [*(u.text for u in view.everything()), *view.documents]
         # (leave cashed out is paid to the exempt too: exemption is from overtime and premiums)
-        if not converts and any(may_be_exempt(view, s) for text in texts for s in sentences(text)
+        # (a handbook in another language says it in its own words: read in English ones)
+        if not converts and any(may_be_exempt(view, s) for text in texts for s in sentences(to_english(text))
                                 if exempting.search(s)):
             return None
         hours = Variable("asked_hours", asked_hours.value, "from the question")
