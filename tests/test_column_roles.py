@@ -16,7 +16,7 @@ from engine.data.columns import ROLES, header_candidates
 from engine.data.employees import decimal_mark, load_employees, parse_number
 from engine.data.schema import infer_schema, leave_columns, part_time_value
 from engine.data.vocab import vocabulary
-from engine.errors import DataFileError
+from engine.errors import AccessDenied, DataFileError
 
 GERMAN = (
     "\ufeffPersonalnummer;Vorname;Name;Abteilung;Position;Vorgesetzter;Standort;Eintrittsdatum;Befristet bis;"
@@ -452,3 +452,26 @@ def test_without_an_employment_type_the_usual_week_says_who_is_part_time(tmp_pat
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     tool = EmployeeDataTool(load_employees(path))
     assert not any(f.label == "Works" for f in build_profile(tool, "Person B", "2026-11-25").computed)
+
+
+def test_a_managers_email_column_is_never_the_rows_own_email(tmp_path):
+    """"Reports To (email)" before "Work Email": taking the first for each row's own address made everyone
+    with one manager that manager, and a forklift driver read a colleague's pay."""
+    from engine.data.access import make_viewer
+    from engine.data.query import run_query
+
+    rows = ["Emp Code,Given Name,Family Name,Reports To (email),Work Email,Comp Rate (USD)",
+            "E1,Jorge,Villa,,jorge@example.com,29.50",
+            "E2,DeShawn,Port,jorge@example.com,deshawn@example.com,21.00",
+            "E3,Luis,Orte,jorge@example.com,luis@example.com,21.50",
+            "E4,Emily,Nova,jorge@example.com,emily@example.com,19.25"]
+    path = tmp_path / "roster.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    table = load_employees(path)
+    assert table.role("email") == "Work Email" and table.role("manager") == "Reports To (email)"
+    employee = make_viewer(table, "DeShawn Port")
+    assert employee.role == "employee" and employee.reports == []
+    with pytest.raises(AccessDenied):
+        run_query('df[df["Name"] == "Luis Orte"]["Comp Rate (USD)"]', table, employee, "2026-11-25")
+    manager = make_viewer(table, "Jorge Villa")
+    assert manager.role == "manager" and sorted(manager.reports) == ["DeShawn Port", "Emily Nova", "Luis Orte"]

@@ -144,7 +144,7 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
     exact_key = _exact_key(unsort_name(user))
     for role in ("name", "employee_id", "email", "username"):
         col = table.role(role)
-        if not col:
+        if not col or col == table.role("manager"):
             continue
         # Written exactly (but for case and spaces) first: "Jürgen Müller" and "Jurgen Muller" are two people.
         matches = [int(idx) for idx, value in table.df[col].items()
@@ -179,6 +179,8 @@ def manager_keys(table: EmployeeTable, row: int) -> set[str]:
         if sum(1 for v in df[name_col] if isinstance(v, str) and normalise_name(v) == name) == 1:
             keys.add(name)
     for col in (table.role("employee_id"), table.role("email"), table.role("username")):
+        if col == table.role("manager"):
+            continue  # (a row's manager is no key of the row itself: fail closed on a confused map)
         if col and df.at[row, col] is not None and df.at[row, col] == df.at[row, col]:
             keys.add(normalise_name(df.at[row, col]))
     keys.discard("")

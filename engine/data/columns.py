@@ -261,12 +261,21 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
                   Finding("name", first, round(0.5 + 0.4 * share, 2),
                           [*evidence, f"{share:.0%} of the values are whole names (given and family) and no "
                                       "column holds family names"]))
-    # E-mail: values with an @ and a domain.
+    # E-mail: values with an @ and a domain, one per person. A column where several rows share an address is
+    # not the rows' own ("Reports To (email)"): taking it would make everyone with one manager that manager.
+    own = (roles.get("email") or [None])[0]
+    if own and (own in (roles.get("manager") or []) or len({_key(v) for v in values[own]}) < len(values[own])):
+        roles["email"] = [c for c in roles["email"] if c != own]
+        if not roles["email"]:
+            roles.pop("email")
+        findings.pop("email", None)
     if not roles.get("email"):
         for c, col in columns.items():
             vs = values[c]
-            if col.dtype == "text" and vs and c not in taken and all(re.match(r"^[^@\s]+@[^@\s]+\.\w+$", str(v))
-                                                                      for v in vs):
+            if col.dtype == "text" and vs and c not in roles.get("manager", []) \
+                    and (c not in taken or c in roles.get("email", [])) \
+                    and len({_key(v) for v in vs}) == len(vs) \
+                    and all(re.match(r"^[^@\s]+@[^@\s]+\.\w+$", str(v)) for v in vs):
                 _move(roles, findings, taken, "email", c, Finding("email", c, 0.95, ["every value is an e-mail address"]))
                 break
     # Names: a text column of unique "First Last" values.

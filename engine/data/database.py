@@ -200,6 +200,8 @@ def init_db(conn, employees: Path, database: dict[str, Any], policy, columns: di
     for i in df.index:
         # (a manager column holds names, ids, e-mails or user names: each is a key to the manager's role)
         for col in (name_col, key_col, table.role("email"), user_col):
+            if col == table.role("manager"):
+                continue  # (a row's manager is no key of the row itself)
             if col and df.at[i, col] is not None and df.at[i, col] == df.at[i, col]:
                 key = normalise_name(df.at[i, col])
                 # A name two people share is nobody's: their reports get no manager rather than a wrong one.

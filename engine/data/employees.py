@@ -591,12 +591,13 @@ def _guess_roles(columns: dict[str, Column], df) -> dict[str, list[str]]:
                 continue
             if role == "manager" and col.dtype != "text" and not _ID_REFERENCE.search(name):
                 continue  # a manager is named, or referred to by id ("Supervisor Emp #": 3004)
-            if role == "employee_id" and ROLE_PATTERNS["manager"].search(name):
-                continue  # "manager_id" is a manager reference, not the row's id
+            if role in ("employee_id", "email", "username") and ROLE_PATTERNS["manager"].search(name):
+                continue  # "manager_id", "Reports To (email)": a manager reference, not the row's own key
             roles.setdefault(role, []).append(name)
     if "email" not in roles:
         for name, col in columns.items():
-            if col.dtype == "text" and col.examples and all("@" in e for e in col.examples):
+            if col.dtype == "text" and col.examples and all("@" in e for e in col.examples) \
+                    and not ROLE_PATTERNS["manager"].search(name):
                 roles["email"] = [name]
                 break
     from engine.data.schema import SEMANTIC_PATTERNS
