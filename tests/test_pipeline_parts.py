@@ -40,6 +40,13 @@ def years(value: float) -> Figure:
     ("b) After 1 year and up to 5 years of service: 6 weeks of full pay.", "", 5.1, "not"),
     ("PTO cannot be used until the 90 days of employment are completed.", "", 84 / 365.25, "applies"),
     ("A doctor's note is needed for an absence of more than three consecutive days.", "", 3.0, ""),
+    # rows of a handbook in another language, read in English words (engine/agent/rules/lang/*.toml)
+    ("Duur van het dienstverband: korter dan 5 jaar; Opzegtermijn werkgever: 1 maand", "", 11.2, "not"),
+    ("Duur van het dienstverband: 10 jaar of langer, maar korter dan 15 jaar; Opzegtermijn werkgever: 3 maanden",
+     "", 11.2, "applies"),
+    ("Duur van het dienstverband: 15 jaar of langer; Opzegtermijn werkgever: 4 maanden", "", 16.5, "applies"),
+    ("Ancienneté : moins de 2 ans ; Préavis : 1 mois", "", 3.5, "not"),
+    ("Betriebszugehörigkeit: mehr als 5 Jahre; Kündigungsfrist: 3 Monate", "", 7.0, "applies"),
 ])
 def test_a_rows_range_is_checked_against_the_question_or_the_person(row, figures, service, verdict):
     got, why = judge(row, "", question_figures(figures), years(service) if service is not None else None)

@@ -7,7 +7,8 @@ import datetime as dt
 import pytest
 
 from engine.agent.evidence import Unit, split_units
-from engine.agent.probation_end import Length, asks_probation_end, example_offset, probation_end, probation_length_of
+from engine.agent.probation_end import (Length, asks_from_when, asks_probation_end, day_from_start, example_offset,
+                                        probation_end, probation_length_of)
 
 
 def _units(*texts: str) -> list[Unit]:
@@ -64,3 +65,28 @@ def test_the_end_is_worked_out_from_the_start_date_and_cites_the_rule():
     assert "2027-01-09" in probation_end(units, dt.date(2026, 10, 12), "de")[0]
     assert probation_end(units, None) == ("", None, "")
     assert probation_end(_units("Employees on probation may not take leave."), dt.date(2026, 1, 1)) == ("", None, "")
+
+
+@pytest.mark.parametrize("question, yes", [
+    ("I started here recently. From what date can I use my PTO?", True),
+    ("When can I start using my vacation days?", True),
+    ("Ab wann darf ich meinen Urlaub nehmen?", True),
+    ("À partir de quand puis-je poser mes congés ?", True),
+    ("How many PTO hours do I have?", False),
+    ("From what date can new hires use PTO?", False),  # (nobody's start date is asked about)
+])
+def test_a_question_asking_from_what_date_i_may(question, yes):
+    assert asks_from_when(question) is yes
+
+
+def test_a_day_counted_from_the_start_is_worked_out_for_the_rule_about_what_is_asked():
+    units = _units("Everyone starts with an introductory period of 90 calendar days. Your hire date counts as day one.",
+                   "You start earning PTO on your first day, but you can't use it until the introductory period is "
+                   "over, that is, from your 91st calendar day on.",
+                   "Health insurance starts from your 31st day of employment.")
+    stated, unit, working = day_from_start(units, dt.date(2026, 10, 13), {"pto"})
+    assert stated.startswith("From 2027-01-11: that is your day 91") and "[2]" in stated and unit.passage == 2
+    assert working.startswith("2026-10-13 + 90 days = 2027-01-11")
+    assert day_from_start(units, dt.date(2026, 10, 13), {"insurance"})[0].startswith("From 2026-11-12")
+    assert day_from_start(units, dt.date(2026, 10, 13), {"pension"}) == ("", None, "")  # no rule about it
+    assert day_from_start(units, None, {"pto"}) == ("", None, "")

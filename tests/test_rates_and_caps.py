@@ -198,7 +198,7 @@ def test_an_amount_of_money_per_unit_is_read_with_its_unit_and_currency(sentence
 
 MULTIPLES = [
     ("Hours beyond 40 a week are paid at 1.5 times the base hourly rate on weekdays and at 2 times the base hourly "
-     "rate on weekends and bank holidays.", [(1.5, {"work"}), (2.0, {"rest", "holiday"})]),
+     "rate on weekends and bank holidays.", [(1.5, {"work"}), (2.0, {"rest", "saturday", "sunday", "holiday"})]),
     ("Overtime is paid at time and a half of the regular rate; work on a public holiday is paid at double time.",
      [(1.5, set()), (2.0, {"holiday"})]),
     ("Extra hours are compensated at 130% of the normal hourly wage; night shifts after 22:00 at 160%.",
@@ -237,3 +237,11 @@ def test_no_multiple_where_the_day_asked_is_not_one_the_rule_names_or_several_fi
     assert multiple_for(holiday_only, "How much for 5 hours of overtime on a Sunday?") is None
     assert multiple_for(rate_multiples(MULTIPLES[0][0]), "5 hours on a Sunday that is a public holiday?").factor == 2.0
     assert day_kinds("on Monday night") == {"work", "night"}
+
+
+def test_a_saturday_takes_the_saturday_rows_multiple_not_the_sundays():
+    rows = rate_multiples("When: Saturday; Paid at: 150% of the hourly rate") + \
+        rate_multiples("When: Sundays and public holidays; Paid at: 200% of the hourly rate")
+    assert multiple_for(rows, "6 hours of overtime last Saturday?").factor == 1.5
+    assert multiple_for(rows, "4 hours of overtime on a Sunday?").factor == 2.0
+    assert multiple_for(rows, "4 hours of overtime at the weekend?") is None  # Saturday's or Sunday's: unsaid

@@ -674,6 +674,25 @@ def test_when_my_probation_ends_is_worked_out_from_my_start_date(embedder):
     assert re.match(r"Your probation ends on 2027-02-12: 6 months from your start on 2026-08-12 \[\d\]\.", trace.answer)
 
 
+def test_from_what_date_i_may_use_leave_is_counted_from_my_start_date(embedder, tmp_path):
+    # "… you can't use it until the introductory period is over, that is, from your 91st calendar day on": the
+    # model answered "from your 91st calendar day", with no date.
+    from engine.assistant import Sources
+
+    root = ROOT / "benchmarks" / "synthetic" / "kilbarry-foods"
+    (tmp_path / "leave.md").write_text(
+        "# Annual leave\n\nYou earn annual leave from your first day, but you can't use it until the introductory "
+        "period is over, that is, from your 91st calendar day on.\n\n# Pension\n\nYou may join the pension scheme "
+        "from your 31st day.\n", encoding="utf-8")
+    tools = build_tools(Settings(), Sources(str(root / "hr_export.csv"), str(tmp_path)))
+    question = "From what date can I use my annual leave?"
+    agent, backend = make(tools, embedder, [], user="Ciara Lynch", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(r"From 2026-11-10: that is your day 91, counting your start on 2026-08-12 as day 1 \[\d\]\.",
+                    trace.answer), trace.answer
+
+
 def test_an_amount_that_grows_with_service_is_worked_out_from_the_years(embedder):
     # "25 days, and 1 extra day after every full 2 years of service, up to 30": the base was the answer.
     from engine.assistant import Sources

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engine.agent.rules.words import question_units
+from engine.agent.rules.words import question_units, to_english
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "a": 1, "an": 1}
@@ -149,6 +149,8 @@ def _holds(kind: str, low: float, high: float | None, value: float) -> bool:
 def judge(unit_text: str, heading: str, figures: list[Figure], service: Figure | None) -> tuple[str, str]:
     """("applies", why) when a range of the row holds for a figure of the question or the person,
     ("not", why) when the row has such ranges and none holds, ("", "") when code cannot tell."""
+    # (a handbook in another language: "korter dan 5 jaar", "10 ans ou plus" in the English words read here)
+    unit_text, heading = to_english(unit_text), to_english(heading)
     ranges = _ranges(unit_text)
     if not ranges:
         return "", ""

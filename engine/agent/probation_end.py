@@ -126,3 +126,37 @@ def probation_end(units: list[Unit], start: _dt.date | None, language: str = "en
         return say("probation_end", language, date=end.isoformat(), length=words, start=start.isoformat(),
                    cite=unit.passage), unit, working
     return "", None, ""
+
+
+#: A day a rule counts from the start ("you can't use it until … from your 91st calendar day on"); not working days.
+_NTH_DAY = re.compile(r"\bfrom (?:your|the|their|an? employee's) (\d{1,3})(?:st|nd|rd|th) (?:calendar )?day\b", re.I)
+
+
+def asks_from_when(question: str) -> bool:
+    """Whether a question asks from what date the asker may do something ("From what date can I use my PTO?",
+    "Ab wann darf ich Urlaub nehmen?"): ``[probation_end]`` ``from_when`` of the agent's language files."""
+    from engine.agent.sentences import probation_end_words, self_words
+
+    return bool(probation_end_words()["from_when"].search(question) and self_words().search(question))
+
+
+def day_from_start(units: list[Unit], start: _dt.date | None, topic: set[str],
+                   language: str = "en") -> tuple[str, Unit | None, str]:
+    """Code's answer to from what date the asker may do what a rule allows "from your Nth calendar day": the
+    first of ``units`` that says so and shares a word of ``topic`` (what the question is about), counted with
+    the start as day 1; that unit; and the working. ("", None, "") where none does."""
+    if start is None:
+        return "", None, ""
+    for unit in units:
+        m = _NTH_DAY.search(unit.text)
+        if m is None or not topic & {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{3,}", unit.text)}:
+            continue
+        n = int(m.group(1))
+        if not 1 < n <= 400:
+            continue
+        day = start + _dt.timedelta(days=n - 1)
+        # (the day's number as a figure: "91st" in the rule is no "91" to the grounding check)
+        working = f"{start.isoformat()} + {n - 1} days = {day.isoformat()} ({day.year}, {day.month}, {day.day}): day {n}"
+        return say("from_day", language, date=day.isoformat(), n=n, start=start.isoformat(),
+                   cite=unit.passage), unit, working
+    return "", None, ""

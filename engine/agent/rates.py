@@ -354,6 +354,9 @@ def _day_kinds():
     return (
         ("rest", re.compile(r"\b(?:sundays?|saturdays?|weekends?|rest days?|days? off|non-working days?)\b|"
                             + w.family("rest").pattern, re.I)),
+        # (which rest day, where one is named: a Saturday's rate is not a Sunday's)
+        ("saturday", re.compile(r"\bsaturdays?\b|\bweekends?\b", re.I)),
+        ("sunday", re.compile(r"\bsundays?\b|\bweekends?\b", re.I)),
         ("holiday", re.compile(r"\b(?:public|bank|national|statutory|federal|official) holidays?\b|\bholidays?\b|"
                                + w.family("holiday").pattern, re.I)),
         ("night", re.compile(r"\bnights?\b|\bnight[- ]shifts?\b|\b(?:2[0-3]|1[89]):00\b|" + w.family("night").pattern,
@@ -453,12 +456,20 @@ def _days_of_clause(clause: str) -> frozenset[str]:
     return frozenset((named - left_out) or {"work"})
 
 
+def most_specific(pairs: list, asked: frozenset[str]) -> list:
+    """Of (item, multiple) pairs, those whose multiple names most of the kinds of day ``asked`` ("Saturday" asked:
+    the Saturday row over "Sundays and public holidays", though both are rest days)."""
+    best = max((len(m.days & asked) for _, m in pairs), default=0)
+    return [(item, m) for item, m in pairs if len(m.days & asked) == best]
+
+
 def multiple_for(multiples: list[RateMultiple], question: str) -> RateMultiple | None:
     """The one multiple that is for the kind of day the question names (its ordinary one where it names
     none, or a working day); None where none or several fit."""
     asked = day_kinds(question) - {"work"}
     if asked:
-        fits = [m for m in multiples if m.days & asked]
+        fits = most_specific([(m, m) for m in multiples if m.days & asked], asked)
+        fits = [m for m, _ in fits]
     else:
         fits = [m for m in multiples if not (m.days - {"work"})]
     factors = {m.factor for m in fits}

@@ -34,7 +34,7 @@ from typing import Generator, Iterator
 
 from engine.agent import caps, small_talk
 from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
-from engine.agent.probation_end import asks_probation_end, handbook_end, probation_end
+from engine.agent.probation_end import asks_from_when, asks_probation_end, day_from_start, handbook_end, probation_end
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note, question_relative
 from engine.agent.calc_slot import (
     Calculation,
@@ -165,6 +165,10 @@ _AMOUNT_OF_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(hours?|days?|weeks?)
 #: What makes a question about an amount a calculation: the rule's kind, and how to find the rule.
 _FORMULAS = {"pro rata": _PRO_RATA, "service": _BY_SERVICE}
 #: A question about how much of something (not whether, nor when).
+#: Words of a "from what date can I …" question that name no topic a rule could share.
+_FROM_WHEN_GENERIC = {"from", "what", "which", "date", "day", "when", "can", "could", "may", "actually", "start",
+                      "starting", "first", "use", "using", "take", "taking", "book", "the", "and", "you", "your",
+                      "mine", "here", "recently", "started", "have", "get", "able"}
 _AMOUNT = re.compile(r"\bhow (many|much)\b|\bwhat is my (\w+ )?(entitlement|allowance|accrual)\b", re.I)
 _AND_CLAUSE = re.compile(r",\s+and\s+(?:\w+\s+){1,2}(?:how|what|when|which|who)\b", re.I)
 _ASKS = re.compile(r"^(how|what|when|where|who|whom|whose|which|why|can|could|do|does|did|is|are|am|was|were|will|"
@@ -1040,6 +1044,17 @@ class _Turn(Calculating, LookingUp):
                                                   self.language)
             if stated and unit is not None:
                 self.trace.checks.append(f"part {part.number}: the probation's end worked out by code: {working}")
+                part.decided_by = [unit]
+                self.memory.results.append(working)
+                yield AnswerToken(stated)
+                return stated, [*sources, working]
+        if part.kind in ("policy", "policy_me") and a.profile.start is not None and asks_from_when(part.text):
+            # "From what date can I use my PTO?" where the rule says "from your 91st calendar day": code counts
+            topic = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{3,}", part.text)} - _FROM_WHEN_GENERIC
+            stated, unit, working = day_from_start(part.picked or [u for p in part.passages for u in p.units],
+                                                   a.profile.start, topic, self.language)
+            if stated and unit is not None:
+                self.trace.checks.append(f"part {part.number}: the day counted from my start by code: {working}")
                 part.decided_by = [unit]
                 self.memory.results.append(working)
                 yield AnswerToken(stated)

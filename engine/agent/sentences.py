@@ -79,7 +79,7 @@ def probation_end_words() -> dict[str, re.Pattern]:
     """Every language's words of a question asking when a probation ends (``[probation_end]``: "when",
     and the probation's names)."""
     return {key: _phrases(p for code in languages() for p in _file(code).get("probation_end", {}).get(key, ()))
-            for key in ("when", "name")}
+            for key in ("when", "name", "from_when")}
 
 
 def asked_aggregate(question: str) -> str:

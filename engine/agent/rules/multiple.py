@@ -12,7 +12,7 @@ import re
 
 from engine.agent import caps
 from engine.agent.calc_slot import PLAIN_NUMBER, Variable, shown_value
-from engine.agent.rates import day_kinds, multiple_for, rate_multiples
+from engine.agent.rates import day_kinds, most_specific, multiple_for, rate_multiples
 from engine.agent.rules.words import to_english
 from engine.agent.rules.base import Reader, Settled, View, how_made, plain, sentences, words_of
 
@@ -66,6 +66,8 @@ class RateMultipleReader(Reader):
                  and not (w.has("pay_subjects", u.text) and not w.has("pay_subjects", view.text))
                  and caps.same_kind(view.text, u.text)
                  and (m := multiple_for(rate_multiples(u.text), day)) is not None]
+        if days:
+            found = most_specific(found, days)
         if len({m.factor for _, m in found}) != 1:
             return None  # none, or rules that disagree: the model reads which
         rates = [(v, term) for v, term, per in view.rates() if per == "hour"]
