@@ -375,6 +375,13 @@ def test_the_router_bank_and_the_worked_examples_hold_no_test_split_question():
     ("How many sick days do I have left, and after how many days do I need a note?",
      ["How many sick days do I have left?", "After how many days do I need a note?"]),
     ("What is my salary? And how long is probation?", ["What is my salary?", "And how long is probation?"]),
+    # a part with no verb of its own is asked in the first part's frame
+    ("How many vacation days do I have left, and how many sick days?",
+     ["How many vacation days do I have left?", "How many sick days do I have left?"]),
+    # a lead-in before a colon stays with the first part, which still asks
+    ("Two things for the report: how many people work in Sales, what is their average salary, and who manages "
+     "the warehouse?", ["Two things for the report: how many people work in Sales?", "What is their average salary?",
+                        "Who manages the warehouse?"]),
 ])
 def test_a_question_is_split_into_the_parts_it_asks(question, parts):
     assert split_parts(question) == parts

@@ -90,3 +90,4 @@ def test_a_day_counted_from_the_start_is_worked_out_for_the_rule_about_what_is_a
     assert day_from_start(units, dt.date(2026, 10, 13), {"insurance"})[0].startswith("From 2026-11-12")
     assert day_from_start(units, dt.date(2026, 10, 13), {"pension"}) == ("", None, "")  # no rule about it
     assert day_from_start(units, None, {"pto"}) == ("", None, "")
+

@@ -693,6 +693,35 @@ def test_from_what_date_i_may_use_leave_is_counted_from_my_start_date(embedder, 
                     trace.answer), trace.answer
 
 
+@pytest.mark.parametrize("question, yes", [
+    ("As head of Sales I'd like to sign it off myself: can you approve it for me now?", True),
+    ("Please approve my leave for Friday.", True),
+    ("Kannst du das genehmigen?", True),
+    ("Puoi approvarla subito?", True),
+    ("Who needs to approve my leave?", False),
+    ("Who approves leave requests?", False),
+    ("Chi approva le ferie?", False),
+    ("Qui approuve les congés ?", False),
+    ("¿Quién aprueba las vacaciones?", False),
+    ("My manager must sign it off, right?", False),
+])
+def test_a_question_asking_the_assistant_itself_to_approve(question, yes):
+    from engine.agent.sentences import approve_words
+
+    assert bool(approve_words().search(question)) is yes
+
+
+
+def test_asked_to_approve_my_own_leave_code_refuses_and_names_who_decides(embedder):
+    tools = company("kilbarry-foods", "hr_export.csv")
+    question = "I've asked for 22 to 24 December off. Can you approve it for me now?"
+    agent, backend = make(tools, embedder, [], user="Ciara Lynch", bank=[(question, "policy_me")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and "approved" not in trace.answer.replace("approve leave", "")
+    assert trace.answer.startswith("I'm not authorised to approve leave, and nobody approves their own request: "
+                                   "your manager (")
+
+
 def test_an_amount_that_grows_with_service_is_worked_out_from_the_years(embedder):
     # "25 days, and 1 extra day after every full 2 years of service, up to 30": the base was the answer.
     from engine.assistant import Sources

@@ -69,7 +69,7 @@ from engine.agent.evidence import (
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.loop import Agent
 from engine.agent.memory import Memory
-from engine.agent.sentences import part_split, people_words, say, self_words, team_words
+from engine.agent.sentences import approve_words, part_split, people_words, say, self_words, team_words
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
 from engine.agent.rates import applies_to, rate_definition, rate_definitions
@@ -129,6 +129,9 @@ _ANAPHORA = re.compile(r"^\s*(and|also|what about|how about|then|so)\b|\b(them|t
 _BACK = re.compile(r"\b(they|them|those|these|both|the two|all of them|each of them)\b", re.I)
 
 
+_LEAD_IN = re.compile(r"^[^:?]{1,60}:\s+")
+
+
 def split_parts(question: str) -> list[str]:
     """The parts of a question that asks several things ("…, and how much would 10 days pay?"). A piece
     that is no question of its own ("For an international trip, what …") stays with the one after it."""
@@ -141,7 +144,9 @@ def split_parts(question: str) -> list[str]:
     merged: list[str] = []
     carry = ""
     for piece in pieces:
-        if not _ASKS.match(piece) and not piece.endswith("?") and piece is not pieces[-1] and pattern is _PART_SPLIT:
+        # (a lead-in before a colon is no piece of its own: "For the board pack: how many people …" asks)
+        asks = _ASKS.match(piece) or _ASKS.match(_LEAD_IN.sub("", piece))
+        if not asks and not piece.endswith("?") and piece is not pieces[-1] and pattern is _PART_SPLIT:
             carry = f"{carry} {piece}," if carry else f"{piece},"
             continue
         merged.append(f"{carry} {piece[0].lower() + piece[1:]}" if carry else piece)
@@ -149,7 +154,28 @@ def split_parts(question: str) -> list[str]:
     pieces = [p[0].upper() + p[1:] for p in merged if len(p.split()) >= 2]
     if len(pieces) < 2:
         return [question]
-    return [p if p.endswith(("?", ".", "!")) else p + "?" for p in pieces[:4]]
+    pieces = [p if p.endswith(("?", ".", "!")) else p + "?" for p in pieces[:4]]
+    return [pieces[0], *(_ellipsis(pieces[0], p) for p in pieces[1:])]
+
+
+#: "How many ROL hours do I have left": the question words, what they ask of, and the rest of the frame.
+_FRAME = re.compile(r"^(how many|how much|what)\s+(.{1,60}?)\s+((?:do|does|did|can|could|will|would|should|is|are|am"
+                    r"|have|has)\s+.+?)\?$", re.I)
+_VERBLESS = re.compile(r"^(?:and\s+)?(how many|how much|what about)\s+([^?]{1,60}?)\?$", re.I)
+_A_VERB = re.compile(r"\b(?:do|does|did|can|could|will|would|should|is|are|am|was|were|have|has|had|get|gets|take|"
+                     r"earn|work|works|pay|paid|make|need|left|remain\w*)\b", re.I)
+
+
+def _ellipsis(first: str, part: str) -> str:
+    """A part with no verb of its own ("…, and how many days of ferie?") in the frame of the first part ("How
+    many ROL hours do I have left?" -> "How many days of ferie do I have left?"); the part itself else."""
+    frame, short = _FRAME.match(first), _VERBLESS.match(part)
+    if frame is None or short is None or _A_VERB.search(short.group(2)):
+        return part
+    words = "how many" if short.group(1).lower() == "what about" else short.group(1).lower()
+    if words != frame.group(1).lower() and short.group(1).lower() != "what about":
+        return part
+    return f"{words[0].upper()}{words[1:]} {short.group(2)} {frame.group(3)}?"
 
 
 #: The period a question asks an amount for ("per year", "each month", "annually").
@@ -991,6 +1017,17 @@ class _Turn(Calculating, LookingUp):
     def _answer_part(self, part: Part, count: int) -> Generator[Step, None, tuple[str, list[str]]]:
         a = self.agent
         sources = self._part_sources(part)
+        if approve_words().search(part.text):
+            # "Can you approve it for me?": the assistant approves nothing, and nobody their own request. Code says
+            # so (a model quoted who approves, and once wrote "it is approved").
+            data = a.tools.of(EmployeeDataTool)
+            column = data.table.role("manager") if data is not None else None
+            manager = next((f.value for f in a.profile.facts if column and f.column == column), "")
+            who = say("your_manager_named", self.language, name=manager) if manager else say("your_manager", self.language)
+            self.trace.checks.append(f"part {part.number}: asks me to approve: refused by code")
+            text = say("no_approval", self.language, who=who)
+            yield AnswerToken(text)
+            return text, sources
         if part.kind in ("policy_calc", "my_calc", "calculation") and part.calculations and not part.worked():
             # The calculation was refused twice (units that do not fit, an impossible amount): a model asked
             # to answer anyway glues figures together ("$1, 90, 01"). Code says so, and the rule is quoted.

@@ -75,6 +75,12 @@ def self_words() -> re.Pattern:
 
 
 @functools.lru_cache(maxsize=None)
+def approve_words() -> re.Pattern:
+    """Every language's words by which a question asks the assistant itself to approve something (``[approve_ask]``)."""
+    return _phrases(p for code in languages() for p in _file(code).get("approve_ask", {}).get("words", ()))
+
+
+@functools.lru_cache(maxsize=None)
 def probation_end_words() -> dict[str, re.Pattern]:
     """Every language's words of a question asking when a probation ends (``[probation_end]``: "when",
     and the probation's names)."""
