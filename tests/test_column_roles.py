@@ -475,3 +475,43 @@ def test_a_managers_email_column_is_never_the_rows_own_email(tmp_path):
         run_query('df[df["Name"] == "Luis Orte"]["Comp Rate (USD)"]', table, employee, "2026-11-25")
     manager = make_viewer(table, "Jorge Villa")
     assert manager.role == "manager" and sorted(manager.reports) == ["DeShawn Port", "Emily Nova", "Luis Orte"]
+
+
+
+_CONVENTIONS = {
+    "fr.csv": "Matricule;Nom;Prénom;Service;Poste;Responsable;Date d'entrée;Temps de travail (h/sem);Salaire brut mensuel (€);Congés payés restants (jours);RTT restants;Statut\n101;Durand;Hélène;Direction;Directrice générale;;03/09/2012;35;6 200,00;18,5;6;Actif\n102;Martin;Luc;Ressources humaines;Responsable RH;101;15/01/2018;35;3 450,00;12;4,5;Actif\n103;Bernard;Élodie;Production;Boulangère;101;01/06/2020;28;2 150,50;9;2;Actif\n104;Petit;Jérôme;Production;Boulanger;103;21/11/2022;35;2 050,00;20,5;3;Congé parental\n105;Roux;Zoé;Production;Apprentie;103;02/09/2025;35;1 150,00;5;0;Actif\n",
+    "ch.csv": "Personalnummer;Name;Vorname;Abteilung;Funktion;Vorgesetzter;Eintritt;Pensum (%);Monatslohn (CHF);Ferienguthaben (Tage)\n1;Hofstetter;Urs;Geschäftsleitung;CEO;;01.04.2005;100;12'500.00;22\n2;Gysin;Anna;Personal;HR-Leiterin;1;15.08.2015;80;8'150.00;14.5\n3;Müller;Reto;Werkstatt;Mechaniker;1;01.02.2019;100;6'250.50;20\n4;Keller;Jürg;Werkstatt;Lernender;3;01.08.2024;100;950.00;25\n",
+    "ca.csv": 'Employee No,Employee Name,Province,Department,Position,Supervisor No,Hire Date,Hourly Wage,Annual Salary,Vacation Bank (hrs),Sick Bank (hrs)\n5001,"TREMBLAY, Marie",QC,Operations,Director,,2010/05/03,,98000,120,40\n5002,"SINGH, Arjun",ON,Operations,Dispatcher,5001,2019/11/18,24.50,,56.5,16\n5003,"O\'NEIL, Kate",ON,Operations,Driver,5001,2021/02/01,22.75,,30,8\n5004,"CÔTÉ, Luc",QC,People & Culture,HR Advisor,5001,2017/07/10,,68500,80,24\n',
+}
+
+
+@pytest.mark.parametrize("name, roles", [
+    ("fr.csv", {"weekly_hours": "Temps de travail (h/sem)", "vacation_balance": "Congés payés restants (jours)",
+                "manager": "Responsable", "pay": "Salaire brut mensuel (€)"}),
+    ("ch.csv", {"fte": "Pensum (%)", "vacation_balance": "Ferienguthaben (Tage)", "pay": "Monatslohn (CHF)"}),
+    ("ca.csv", {"sick_balance": "Sick Bank (hrs)", "vacation_balance": "Vacation Bank (hrs)",
+                "manager": "Supervisor No"}),
+])
+def test_exports_in_other_conventions_fill_their_roles(tmp_path, name, roles):
+    """Working time in hours under a contract word, RTT beside paid leave, a Swiss "Pensum (%)" and
+    "Ferienguthaben", a Canadian "Sick Bank": each column takes its role."""
+    path = tmp_path / name
+    path.write_text(_CONVENTIONS[name], encoding="utf-8")
+    table = load_employees(path)
+    for role, column in roles.items():
+        assert table.role(role) == column, (role, table.roles.get(role))
+    if name == "fr.csv":
+        assert table.roles["vacation_balance"] == ["Congés payés restants (jours)", "RTT restants"]
+    if name == "ch.csv":
+        assert list(table.df["Monatslohn (CHF)"]) == [12500.0, 8150.0, 6250.5, 950.0]  # 12'500.00
+
+
+def test_an_fte_in_percent_makes_80_part_time(tmp_path):
+    from engine.data.profile import build_profile
+    from engine.tools.employee_data import EmployeeDataTool
+
+    path = tmp_path / "ch.csv"
+    path.write_text(_CONVENTIONS["ch.csv"], encoding="utf-8")
+    tool = EmployeeDataTool(load_employees(path))
+    assert build_profile(tool, "Anna Gysin", "2026-11-25").part_time
+    assert not build_profile(tool, "Reto Müller", "2026-11-25").part_time

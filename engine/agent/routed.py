@@ -868,7 +868,10 @@ class _Turn(Calculating, LookingUp):
         if hours and "full_time_hours_per_week" in known:
             return f"{hours} / full_time_hours_per_week"
         fte = declared(data.table.role("fte"))
-        return fte
+        from engine.data.profile import fte_in_percent
+
+        # (a share in percent, "Pensum (%)" 80: the calculation divides it by 100, a figure every reader knows)
+        return f"{fte} / 100" if fte and fte_in_percent(data.table) else fte
 
     def _pro_rata(self, part: Part, scale: str, sources: list[str]) -> Iterator[Step]:
         """A part-timer's amount: the full-time amount of the rule that applies, times their share of a

@@ -175,6 +175,8 @@ def infer_roles(columns: dict, df, guessed: dict[str, list[str]]) -> tuple[dict[
     candidates = []
     for name, col in columns.items():
         for role, score, entry in header_candidates(name):
+            if role == "employment_type" and header_unit(name) == "hours" and _fits("number", col, values[name]):
+                role = "weekly_hours"  # ("Temps de travail (h/sem)": working time, in hours a week)
             if not _fits(_KIND[role], col, values[name]):
                 continue
             candidates.append((score, role, name, entry))

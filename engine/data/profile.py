@@ -275,8 +275,19 @@ def _computed(table, viewer, row: int, day: _dt.date, schema, hourly: bool | Non
     if fte and viewer.can_read(fte, [row]) and not any(f.label == "Works" for f in out):
         value = df.at[row, fte]
         if isinstance(value, numbers.Real) and value == value:
-            out.append(Fact("Works", "full-time" if float(value) >= 1 else "part-time", f"FTE {_text(value)}"))
+            # (a share in percent, "Pensum (%)": 80 is 0.8 of a full-time post)
+            share = float(value) / 100 if fte_in_percent(table) else float(value)
+            out.append(Fact("Works", "full-time" if share >= 1 else "part-time", f"FTE {_text(value)}"))
     return out
+
+
+def fte_in_percent(table) -> bool:
+    """Whether the FTE column gives shares in percent ("Pensum (%)": 100, 80, 50) rather than fractions (1, 0.8)."""
+    column = table.role("fte")
+    if not column:
+        return False
+    values = [float(v) for v in table.df[column] if isinstance(v, numbers.Real) and v == v]
+    return "%" in column or bool(values) and max(values) > 1.5
 
 
 def usual_week(table, viewer) -> float | None:
