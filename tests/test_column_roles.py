@@ -479,9 +479,30 @@ def test_a_managers_email_column_is_never_the_rows_own_email(tmp_path):
 
 
 _CONVENTIONS = {
-    "fr.csv": "Matricule;Nom;Prénom;Service;Poste;Responsable;Date d'entrée;Temps de travail (h/sem);Salaire brut mensuel (€);Congés payés restants (jours);RTT restants;Statut\n101;Durand;Hélène;Direction;Directrice générale;;03/09/2012;35;6 200,00;18,5;6;Actif\n102;Martin;Luc;Ressources humaines;Responsable RH;101;15/01/2018;35;3 450,00;12;4,5;Actif\n103;Bernard;Élodie;Production;Boulangère;101;01/06/2020;28;2 150,50;9;2;Actif\n104;Petit;Jérôme;Production;Boulanger;103;21/11/2022;35;2 050,00;20,5;3;Congé parental\n105;Roux;Zoé;Production;Apprentie;103;02/09/2025;35;1 150,00;5;0;Actif\n",
-    "ch.csv": "Personalnummer;Name;Vorname;Abteilung;Funktion;Vorgesetzter;Eintritt;Pensum (%);Monatslohn (CHF);Ferienguthaben (Tage)\n1;Hofstetter;Urs;Geschäftsleitung;CEO;;01.04.2005;100;12'500.00;22\n2;Gysin;Anna;Personal;HR-Leiterin;1;15.08.2015;80;8'150.00;14.5\n3;Müller;Reto;Werkstatt;Mechaniker;1;01.02.2019;100;6'250.50;20\n4;Keller;Jürg;Werkstatt;Lernender;3;01.08.2024;100;950.00;25\n",
-    "ca.csv": 'Employee No,Employee Name,Province,Department,Position,Supervisor No,Hire Date,Hourly Wage,Annual Salary,Vacation Bank (hrs),Sick Bank (hrs)\n5001,"TREMBLAY, Marie",QC,Operations,Director,,2010/05/03,,98000,120,40\n5002,"SINGH, Arjun",ON,Operations,Dispatcher,5001,2019/11/18,24.50,,56.5,16\n5003,"O\'NEIL, Kate",ON,Operations,Driver,5001,2021/02/01,22.75,,30,8\n5004,"CÔTÉ, Luc",QC,People & Culture,HR Advisor,5001,2017/07/10,,68500,80,24\n',
+    "fr.csv": "\n".join([
+        "Matricule;Nom;Prénom;Service;Poste;Responsable;Date d'entrée;Temps de travail (h/sem);"
+        "Salaire brut mensuel (€);Congés payés restants (jours);RTT restants;Statut",
+        '101;Durand;Hélène;Direction;Directrice générale;;03/09/2012;35;6 200,00;18,5;6;Actif',
+        '102;Martin;Luc;Ressources humaines;Responsable RH;101;15/01/2018;35;3 450,00;12;4,5;Actif',
+        '103;Bernard;Élodie;Production;Boulangère;101;01/06/2020;28;2 150,50;9;2;Actif',
+        '104;Petit;Jérôme;Production;Boulanger;103;21/11/2022;35;2 050,00;20,5;3;Congé parental',
+        '105;Roux;Zoé;Production;Apprentie;103;02/09/2025;35;1 150,00;5;0;Actif',
+    ]) + "\n",
+    "ch.csv": "\n".join([
+        'Personalnummer;Name;Vorname;Abteilung;Funktion;Vorgesetzter;Eintritt;Pensum (%);Monatslohn (CHF);Ferienguthaben (Tage)',
+        "1;Hofstetter;Urs;Geschäftsleitung;CEO;;01.04.2005;100;12'500.00;22",
+        "2;Gysin;Anna;Personal;HR-Leiterin;1;15.08.2015;80;8'150.00;14.5",
+        "3;Müller;Reto;Werkstatt;Mechaniker;1;01.02.2019;100;6'250.50;20",
+        '4;Keller;Jürg;Werkstatt;Lernender;3;01.08.2024;100;950.00;25',
+    ]) + "\n",
+    "ca.csv": "\n".join([
+        'Employee No,Employee Name,Province,Department,Position,Supervisor No,Hire Date,Hourly Wage,Annual Salary,'
+        'Vacation Bank (hrs),Sick Bank (hrs)',
+        '5001,"TREMBLAY, Marie",QC,Operations,Director,,2010/05/03,,98000,120,40',
+        '5002,"SINGH, Arjun",ON,Operations,Dispatcher,5001,2019/11/18,24.50,,56.5,16',
+        '5003,"O\'NEIL, Kate",ON,Operations,Driver,5001,2021/02/01,22.75,,30,8',
+        '5004,"CÔTÉ, Luc",QC,People & Culture,HR Advisor,5001,2017/07/10,,68500,80,24',
+    ]) + "\n",
 }
 
 
