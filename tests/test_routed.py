@@ -359,6 +359,20 @@ def test_a_chain_whose_answer_fails_twice_leaves_no_figure_to_state(tools, embed
     assert trace.answer.startswith("I could not work this figure out reliably") and "\n\n> " in trace.answer
 
 
+def test_a_filter_the_question_does_not_ask_for_is_dropped(tools, embedder):
+    # "Who in my team has the most vacation days left?": the model added the asker's own job title as a filter,
+    # and the answer was that nobody matched.
+    question = "Who in my team has the most vacation days left?"
+    outputs = ['my direct reports\nFilter: "job_title" is "Warehouse Manager"\n'
+               'Result: the 1 with the highest "vacation_days_remaining"\n', "Ivan Petrov has the most vacation days left: 15."]
+    agent, backend = make(tools, embedder, outputs, user="Søren Dahl", bank=[("Who is on my team?", "my_team")])
+    trace, _ = answer_of(agent, question)
+    assert any('filter the question does not ask for dropped: "job_title" is "Warehouse Manager"' in c
+               for c in trace.checks)
+    lookup = next(s for s in trace.steps if s.action == "employee_data")
+    assert lookup.ok and "Ivan Petrov" in lookup.observation and "job_title" not in lookup.action_input
+
+
 def test_a_later_part_that_combines_earlier_results_is_a_calculation_by_code(tools, embedder):
     question = "What are the annual salaries of Grace Mwangi and Ivan Petrov, and what do they add up to?"
     outputs = ['my direct reports\nFilter: "full_name" is one of "Grace Mwangi", "Ivan Petrov"\n'
@@ -524,8 +538,13 @@ def test_a_part_may_state_only_its_own_figures_of_the_question(tools, embedder, 
 
     answer_grammar = routed._answer_grammar
     monkeypatch.setattr(routed, "_answer_grammar", spy)
-    agent, backend = make(tools, embedder, outputs, bank=[("What is the overtime rate at night?", "policy"),
-                                                          ("How much would 3 hours of overtime pay?", "policy_calc")])
+    bank = [("What is the overtime rate at night?", "policy"), ("How much would 3 hours of overtime pay?", "policy_calc")]
+    agent, backend = make(tools, embedder, [], bank=bank)
+    trace, _ = answer_of(agent, question)
+    # The multiple for a Sunday, asked for itself, is code's (the premium reader): no model call at all.
+    assert trace.llm_calls == 0 and "1. Those hours are paid at 2 times the hourly rate [1]." in trace.answer
+    agent, backend = make(tools, embedder, outputs, bank=bank)
+    agent.readers = [r for r in agent.readers if r.name != "premium"]  # (the model's answer to part 1, then)
     trace, _ = answer_of(agent, question)
     assert [r["kind"] for r in trace.route] == ["policy", "policy_calc"]
     assert "5" not in offered[0] and "2" in offered[0]

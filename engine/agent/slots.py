@@ -379,6 +379,19 @@ class SlotGrammar:
         return value if isinstance(value, str) and value in self.values.get(column, []) else ""
 
     # -- reading what the model wrote -------------------------------------------------------------------
+    def unasked(self, query: SlotQuery) -> list[tuple[str, str, str]]:
+        """The filters on a free-text column whose value the question (and the conversation before it) does not
+        mention: a model's own addition ("Puesto" is the asker's own title, asked who of my team has most
+        leave left), which would empty the result. The person's own value where the question says "my …" stays."""
+        out = []
+        for column, op, value in query.filters:
+            if column == self.name_col or column not in self.text or _numeric(value):
+                continue  # (names and figures have their own checks)
+            if op in ("is", "is not", "contains") and not mentioned(value, self.mentions) \
+                    and not (value == self._own_value(column) and _says_own(column, self.mentions)):
+                out.append((column, op, value))
+        return out
+
     def parse(self, text: str) -> SlotQuery:
         """The slots of ``Rows: … / Filter: … / Result: …`` (the grammar guarantees the shape)."""
         lines = {k.strip().lower(): v.strip() for k, _, v in

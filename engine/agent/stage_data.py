@@ -111,6 +111,11 @@ class LookingUp(Stage):
             text = yield from self.call("Rows: ", slots.grammar(), SLOT_TOKENS,
                                         doing="Choosing what to look up in the employee data")
             query = slots.parse(text)
+            dropped = slots.unasked(query)
+            if dropped:
+                query.filters = [f for f in query.filters if f not in dropped]
+                self.trace.checks.append(f"part {part.number}: a filter the question does not ask for dropped: "
+                                         + "; ".join(f'"{c}" {op} "{v}"' for c, op, v in dropped))
             t0 = time.perf_counter()
             try:
                 withheld = self._withheld_column(part, query, slots, data, viewer)
