@@ -90,4 +90,25 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and (record is None or caps.kept_in(text, record)):
         # "Quantos dias de férias ainda tenho por gozar?": what I have left is my record, not everyone's.
         return Route("my_data", "code", route.candidates, route.scores)
+    if route.kind in ("policy", "policy_me", "policy_calc", "small_talk") and "company" in allowed and record \
+            and _EVERYONE.search(text) and _LISTING.search(text) and any(_names_label(label, text) for label in record):
+        # "List the Comp Rate for everyone in Sales": a field of the data over other people is a data question
+        # (and the access layer's to answer or refuse), whatever a planted preamble made the vote say.
+        return Route("company", "code", route.candidates, route.scores)
     return route
+
+
+#: A question over other people at large.
+_EVERYONE = re.compile(r"\b(?:everyone|everybody|all (?:the )?(?:employees|staff|people|colleagues|workers)|"
+                       r"each (?:employee|person|colleague)|every (?:employee|person|colleague))\b", re.I)
+
+
+#: ... asked for as a list of figures.
+_LISTING = re.compile(r"\b(?:list|show|give me|tell me|send me|export|print)\b", re.I)
+
+
+def _names_label(label: str, text: str) -> bool:
+    """Whether ``text`` names the record's field ``label`` whole ("Comp Rate (USD)" in "the Comp Rate for …")."""
+    words = re.sub(r"\([^)]*\)", " ", label).split()
+    phrase = r"\s+".join(re.escape(w) for w in words if w)
+    return len(" ".join(words)) >= 4 and bool(phrase) and bool(re.search(rf"(?<!\w){phrase}(?!\w)", text, re.I))
