@@ -359,6 +359,16 @@ def test_a_chain_whose_answer_fails_twice_leaves_no_figure_to_state(tools, embed
     assert trace.answer.startswith("I could not work this figure out reliably") and "\n\n> " in trace.answer
 
 
+def test_asked_what_a_colleague_earns_the_access_layer_decides_whatever_the_slots_say(tools, embedder):
+    # The model counted everyone instead of looking up the pay ("Sanne Bakker earns 23 per month"): asked what
+    # someone else earns, the pay column is what was asked, and the access layer refuses it.
+    question = "How much does Ivan Petrov earn per month?"
+    agent, backend = make(tools, embedder, ["everyone\nFilter: none\nResult: count\n", "Ivan Petrov earns 23."],
+                          user="Pedro Alves", bank=[("How many people work here?", "company")])
+    trace, _ = answer_of(agent, question)
+    assert "23" not in trace.answer and "can't tell you" in trace.answer and "annual_salary_usd" in trace.answer
+
+
 def test_a_filter_the_question_does_not_ask_for_is_dropped(tools, embedder):
     # "Who in my team has the most vacation days left?": the model added the asker's own job title as a filter,
     # and the answer was that nobody matched.

@@ -57,6 +57,12 @@ def narrow_fields(picked: list, question: str, facts: list | None = None) -> lis
     return named or picked
 
 
+#: A question about what someone is paid, in the words of any language the data layer reads.
+_ASKS_PAY = re.compile(r"\b(?:earns?|earning|makes?|salary|salaries|paid|pay|wages?|income|verdien\w*|salaris|loon|"
+                       r"gehalt|lohn|verdient|gagne\w*|salaire|gana\w*|sueldo|salario|guadagna\w*|stipendio|"
+                       r"retribuzione|ganha\w*|salário)\b", re.I)
+
+
 class LookingUp(Stage):
     """The turn's look-up stage (a mixin of engine.agent.routed._Turn)."""
 
@@ -162,7 +168,11 @@ class LookingUp(Stage):
         if viewer.role == "hr":
             return None
         used = set(query.columns) | {c for c, _, _ in query.filters} | ({query.by} if query.by else set())
-        for column in named_columns(part.text, list(data.table.columns)):
+        named = named_columns(part.text, list(data.table.columns))
+        if _ASKS_PAY.search(part.text) and self._named_people(part.text):
+            # ("How much does Sanne Bakker earn?" names "Bruto maandsalaris" by its role)
+            named += [c for c in data.table.pay_columns if c not in named]
+        for column in named:
             if column in used or column in viewer.public_columns:
                 continue
             asked = SlotQuery(rows=query.rows, filters=list(query.filters), result="list", columns=[column])
