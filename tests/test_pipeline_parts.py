@@ -378,6 +378,9 @@ def test_the_router_bank_and_the_worked_examples_hold_no_test_split_question():
     # a part with no verb of its own is asked in the first part's frame
     ("How many vacation days do I have left, and how many sick days?",
      ["How many vacation days do I have left?", "How many sick days do I have left?"]),
+    # ... only a frame of what I have: a rule's own qualifier ("per birth") is not carried to the next part
+    ("How many days of maternity leave are given per birth, and how many days of paternity leave?",
+     ["How many days of maternity leave are given per birth?", "How many days of paternity leave?"]),
     # a lead-in before a colon stays with the first part, which still asks
     ("Two things for the report: how many people work in Sales, what is their average salary, and who manages "
      "the warehouse?", ["Two things for the report: how many people work in Sales?", "What is their average salary?",

@@ -159,8 +159,10 @@ def split_parts(question: str) -> list[str]:
 
 
 #: "How many ROL hours do I have left": the question words, what they ask of, and the rest of the frame.
-_FRAME = re.compile(r"^(how many|how much|what)\s+(.{1,60}?)\s+((?:do|does|did|can|could|will|would|should|is|are|am"
-                    r"|have|has)\s+.+?)\?$", re.I)
+#: Only a frame of what the asker has ("do I have left", "have I got", "do I still have") carries over: a rule's
+#: qualifiers ("are given per birth") belong to the part that says them.
+_FRAME = re.compile(r"^(how many|how much)\s+(.{1,60}?)\s+((?:do|does|have|has)\s+(?:i|we)\s+(?:still\s+)?"
+                    r"(?:have|got)(?:\s+(?:left|remaining|available|over))?)\?$", re.I)
 _VERBLESS = re.compile(r"^(?:and\s+)?(how many|how much|what about)\s+([^?]{1,60}?)\?$", re.I)
 _A_VERB = re.compile(r"\b(?:do|does|did|can|could|will|would|should|is|are|am|was|were|have|has|had|get|gets|take|"
                      r"earn|work|works|pay|paid|make|need|left|remain\w*)\b", re.I)
