@@ -249,3 +249,20 @@ def test_a_saturday_takes_the_saturday_rows_multiple_not_the_sundays():
     assert multiple_for(rows, "6 hours of overtime last Saturday?").factor == 1.5
     assert multiple_for(rows, "4 hours of overtime on a Sunday?").factor == 2.0
     assert multiple_for(rows, "4 hours of overtime at the weekend?") is None  # Saturday's or Sunday's: unsaid
+    # alone, the Sunday row is still no Saturday's (both are rest days); a weekend row is both days'
+    assert multiple_for(rows[1:], "6 hours of overtime last Saturday?") is None
+    assert multiple_for(rate_multiples("Weekends: 150% of the hourly rate"), "6 hours last Saturday?").factor == 1.5
+
+
+def test_a_rate_made_from_a_months_pay_is_made_for_a_yearly_salary_through_the_handbooks_month():
+    from engine.agent.rates import for_pay, rate_definitions
+
+    hourly = "For overtime, the hourly rate of a full-time employee is the monthly gross salary divided by 173."
+    month = "Salaries are agreed as an annual gross amount and paid in 14 equal monthly instalments."
+    found = for_pay([d for t in (hourly, month) for d in rate_definitions(t, 40)], "year")
+    rate = next(d for d in found if d.per == "hour")
+    assert rate.expression(36330) == "36330 / 14 / 173" and rate.apply(36330) == 15
+    assert for_pay(rate_definitions(hourly, 40), "year") == []  # no month said: no chain (never / 12 by default)
+    other = "The monthly salary is the annual gross salary divided by 13."
+    assert not [d for d in for_pay([d for t in (hourly, month, other) for d in rate_definitions(t, 40)], "year")
+                if d.per == "hour"]  # two months: unmade

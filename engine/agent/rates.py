@@ -27,7 +27,7 @@ _TERM_WORDS = r"(?:base |basic |regular |normal |standard |ordinary |gross )?"
 #: "the daily rate, which is the annual base salary divided by 260 working days".
 _TERM_IS = re.compile(
     r"\b(?:the|your) (" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)" +
-    r"(?: used)?(?: for [a-z ]{1,30}?)?,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as|is worked out as) "
+    r"(?: used)?(?: (?:for|of) [a-z -]{1,30}?)?,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as|is worked out as) "
     r"(?:the |your |their |an? )?(?:employee'?s'? |associate'?s'? |person'?s'? |staff member'?s'? )?"
     r"(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:,? (?:and )?(?:then )?(?:multiplied by|times|divided by) " + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
@@ -62,6 +62,18 @@ _OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)
 _OP_ANY = re.compile(r"\b(?:multiplied by|divided by)\b|\s[/÷×]\s", re.I)
 
 
+#: "The monthly gross salary is the annual salary divided by 14", "paid in 13 equal monthly instalments": a month's
+#: pay made from a year's, where the year is paid in more (or fewer) than twelve parts.
+_MONTH_IS = re.compile(
+    r"\b(?:the|your|a|one) (?:(?:base|basic|gross|fixed|ordinary) )*monthly(?: (?:base|basic|gross|fixed))* (?:salary|pay)"
+    r" (?:is|equals|shall be|will be)(?: therefore| thus| then| so)? (?:the |your |their |one |an? )?"
+    r"(?:annual|yearly)" + _PAY_WORDS + r" (?:salary|pay|amount) divided by " + _NUMBER + r"(?![\d.,]*\d)", re.I)
+_MONTHS_OF_YEAR = re.compile(
+    r"\b(?:paid|payable|split|spread|divided)(?: out)? (?:in|into|over|across) " + _NUMBER
+    + r" (?:equal )?(?:monthly (?:instalments|installments|payments|salaries|amounts|parts)|monthly salaries"
+    r"|months' salaries)", re.I)
+
+
 @dataclass
 class RateDefinition:
     """A rate per ``per`` ("hour", "day") made from pay per ``base`` ("year", "month") by ``steps``."""
@@ -71,6 +83,7 @@ class RateDefinition:
     base: str
     steps: list[tuple[str, float]] = field(default_factory=list)  # ("*", 12), ("/", 2080)
     over_hours: float | None = None  # the person's weekly hours, where the last step divides by them
+    via: list[tuple[str, float]] | None = None  # the steps that made the month's pay it is made from (see for_pay)
 
     @property
     def name(self) -> str:
@@ -194,6 +207,11 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
             if (d := _formula(sentence, weekly_hours)) is not None:
                 found.append(d)
             continue
+        m = _MONTH_IS.search(sentence) or _MONTHS_OF_YEAR.search(sentence)
+        if m and 1 <= _figure(m.group(1)) <= 16:
+            # (a year's pay in 12, 13 or 14 parts: a month's pay, the step a rate made from it needs)
+            found.append(RateDefinition("monthly salary", "month", "year", [("/", _figure(m.group(1)))]))
+            continue
         m = _DIVIDE_BY_HOURS.search(sentence)
         if m and weekly_hours and _figure(m.group(2)) > 0:
             # "Take your annual salary and divide it by your contracted hours per week multiplied by 52"
@@ -213,6 +231,20 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
         elif (d := _definition(sentence)) is not None:
             found.append(d)
     return list({(d.per, d.base): d for d in found}.values())
+
+
+def for_pay(definitions: list[RateDefinition], period: str) -> list[RateDefinition]:
+    """The definitions that make a rate from pay of ``period``: those made from it, and those made from a month's
+    pay where another definition makes the month's pay from it ("the monthly salary is the annual salary divided
+    by 14"; "the hourly rate is the monthly salary divided by 173": from a year's pay, / 14 / 173). Two ways to
+    make one month's pay leave the chain unmade."""
+    months = {tuple(d.steps) for d in definitions if d.per == "month" and d.base == period and period != "month"}
+    out = [d for d in definitions if applies_to(d, period)]
+    if len(months) == 1:
+        steps = list(next(iter(months)))
+        out += [RateDefinition(d.term, d.per, period, steps + d.steps, d.over_hours, via=steps)
+                for d in definitions if d.base == "month" and d.per != "month" and applies_to(d, "month")]
+    return out
 
 
 def rate_definition(text: str) -> RateDefinition | None:
@@ -456,9 +488,16 @@ def _days_of_clause(clause: str) -> frozenset[str]:
     return frozenset((named - left_out) or {"work"})
 
 
+#: Kinds of day that name one day of the week: a row for one of them is not for another.
+_ONE_DAY = frozenset({"saturday", "sunday"})
+
+
 def most_specific(pairs: list, asked: frozenset[str]) -> list:
     """Of (item, multiple) pairs, those whose multiple names most of the kinds of day ``asked`` ("Saturday" asked:
-    the Saturday row over "Sundays and public holidays", though both are rest days)."""
+    the Saturday row over "Sundays and public holidays", though both are rest days). A row that names another
+    day of the week and not the asked one is never for it, even alone (the Sunday row, for a Saturday)."""
+    if asked & _ONE_DAY:
+        pairs = [(item, m) for item, m in pairs if not (m.days & _ONE_DAY) or m.days & asked & _ONE_DAY]
     best = max((len(m.days & asked) for _, m in pairs), default=0)
     return [(item, m) for item, m in pairs if len(m.days & asked) == best]
 

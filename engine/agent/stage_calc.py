@@ -21,7 +21,7 @@ from engine.agent.evidence import Unit
 from engine.agent.grounding import normalise_number, number_forms, numbers_in
 from engine.agent.stage import Stage
 from engine.agent.slots import SLOT_TOKENS
-from engine.agent.rates import applies_to, pay_period_of, rate_definition
+from engine.agent.rates import applies_to, for_pay, pay_period_of, rate_definition
 from engine.agent.rules.base import PAY_NAMES, Settled, View
 from engine.agent.steps import Step
 from engine.agent.units import RATE_BASED, answer_problem, culprits, line_problem, pay_ceiling, unit_of
@@ -209,7 +209,7 @@ class Calculating(Stage):
         picked ones and those of the passages offered (a handbook defines its daily rate once, in a sentence
         the model need not have picked for the rate to be what it is)."""
         offered = [*part.picked, *(u for p in part.passages for u in p.units)]
-        found = [d for u in offered if (d := rate_definition(u.text)) is not None and applies_to(d, period)]
+        found = for_pay([d for u in offered if (d := rate_definition(u.text)) is not None], period)
         return list({d.name: d for d in found}.values())
 
     def _weekly_hours(self) -> float | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from engine.agent.applies import question_figures
 from engine.agent.calc_slot import Variable, plain_number
 from engine.agent.evidence import Unit
-from engine.agent.rates import RateDefinition, applies_to, rate_definitions
+from engine.agent.rates import RateDefinition, applies_to, for_pay, rate_definitions
 from engine.agent.rules.words import Words, english_figures, words
 
 #: The names a person's pay figure is declared under, by its period.
@@ -91,8 +91,11 @@ class View:
         where the sentences make the rate another way for part-time staff ("for part-time colleagues the divisor
         is their own weekly hours multiplied by 44"), only a rate made over their own weekly hours: which other
         way applies is the model's reading."""
-        pairs = [(u, d) for u in self.everything() for d in rate_definitions(u.text, self.weekly_hours)
-                 if applies_to(d, self.pay_period)]
+        every = [(u, d) for u in self.everything() for d in rate_definitions(u.text, self.weekly_hours)]
+        # (a month's pay made from a year's is a step of the chain, not itself a rate: see rates.for_pay)
+        months = [d for _, d in every if d.per == "month" and d.base == "year"]
+        pairs = [(u, d) for u, d in every if d not in months and (applies_to(d, self.pay_period)
+                                                                  or for_pay([*months, d], self.pay_period))]
         part_time = [self.rule_words.has("rule.part_time", u.text) for u, _ in pairs]
         if self.part_time and any(self.rule_words.has("rule.part_time", u.text)
                                   and self.rule_words.has("rule.rate_making", u.text) for u in self.everything()):
@@ -101,14 +104,17 @@ class View:
         elif not self.part_time and not all(part_time):
             # (a full-timer's rate is not the one the handbook makes for part-time staff)
             pairs = [p for p, part in zip(pairs, part_time) if not part]
-        found = [d for _, d in pairs]
+        found = for_pay([*months, *(d for _, d in pairs)], self.pay_period)
         return list({d.name: d for d in reversed(found)}.values())
 
     def defining(self, names: list[str]) -> list[Unit]:
         """The sentences that define the rates named ``names`` (those :meth:`rates` made)."""
-        wanted = {d.name for d in self.definitions()} & set(names)
+        made = [d for d in self.definitions() if d.name in set(names)]
+        wanted = {d.name for d in made}
+        via = [d.via for d in made if d.via]  # (and the month's pay a chained rate is made from)
         return [u for u in self.everything()
-                if any(d.name in wanted for d in rate_definitions(u.text, self.weekly_hours))]
+                if any(d.name in wanted or d.per == "month" and d.base == "year" and d.steps in via
+                       for d in rate_definitions(u.text, self.weekly_hours))]
 
     def rates(self) -> list[tuple[Variable, str, str]]:
         """(the rate, what it is, per what) the person is paid at: their hourly rate where they are paid by the

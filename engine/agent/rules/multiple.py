@@ -60,14 +60,20 @@ class RateMultipleReader(Reader):
         days = day_kinds(day) - {"work"}  # (a Sunday is a rest day: the kind of day is a word they share)
         w = view.rule_words
         converts = view.words.has("asks.converts", view.text)  # ("cashed out" asked, "cash out" in the rule)
-        found = [(u, m) for u in view.offered()
-                 if (words_of(u.text) & asked or days & day_kinds(u.text)
-                     or converts and view.words.has("asks.converts", u.text))
-                 and not (w.has("pay_subjects", u.text) and not w.has("pay_subjects", view.text))
-                 and caps.same_kind(view.text, u.text)
-                 and (m := multiple_for(rate_multiples(u.text), day)) is not None]
-        if days:
-            found = most_specific(found, days)
+
+        def fitting(units) -> list:
+            found = [(u, m) for u in units
+                     if (words_of(u.text) & asked or days & day_kinds(u.text)
+                         or converts and view.words.has("asks.converts", u.text))
+                     and not (w.has("pay_subjects", u.text) and not w.has("pay_subjects", view.text))
+                     and caps.same_kind(view.text, u.text)
+                     and (m := multiple_for(rate_multiples(u.text), day)) is not None]
+            return most_specific(found, days) if days else found
+
+        found = fitting(view.offered())
+        if not found and days:
+            # (the row of the day asked about, in a table whose other rows were offered: "Saturday | 150%")
+            found = fitting(view.everything())
         if len({m.factor for _, m in found}) != 1:
             return None  # none, or rules that disagree: the model reads which
         rates = [(v, term) for v, term, per in view.rates() if per == "hour"]

@@ -27,12 +27,17 @@ class PremiumRateReader(Reader):
         if not days and not q.has("asks.overtime", view.text):
             return None
         asked = words_of(view.text) - GENERIC_PAY_WORDS
-        found = [(u, m) for u in view.offered()
-                 if (days & day_kinds(u.text) or not days and words_of(u.text) & asked)
-                 and caps.same_kind(view.text, u.text)
-                 and (m := multiple_for(rate_multiples(u.text), view.text)) is not None]
-        if days:
-            found = most_specific(found, days)
+
+        def fitting(units) -> list:
+            found = [(u, m) for u in units
+                     if (days & day_kinds(u.text) or not days and words_of(u.text) & asked)
+                     and caps.same_kind(view.text, u.text)
+                     and (m := multiple_for(rate_multiples(u.text), view.text)) is not None]
+            return most_specific(found, days) if days else found
+
+        found = fitting(view.offered())
+        if not found and days:  # (the asked day's row of a table whose other rows were offered)
+            found = fitting(view.everything())
         if len({m.factor for _, m in found}) != 1:
             return None
         rule, multiple = found[0]
