@@ -38,6 +38,12 @@ _FRACTION_OF = re.compile(
     r"|paid|worth|compensated at)|is|equals)\s+(?:a rate of\s+)?1\s?/\s?" + _NUMBER
     + r"(?:st|nd|rd|th)? of (?:your |the |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)"
     r"(?: base)? (?:salary|pay|base rate|rate|wage)", re.I)
+#: "their pay is reduced by 1/260th of their annual salary for each full day missed", "1/2080 of the annual salary
+#: per hour": a fraction of pay for each day (or hour) it names after it.
+_FRACTION_EACH = re.compile(
+    r"\b1\s?/\s?" + _NUMBER + r"(?:st|nd|rd|th)? of (?:your |the |their |his or her |an? )?(?:employee'?s'? )?"
+    r"(annual|yearly|monthly|weekly)(?: base| gross)? (?:salary|pay|base rate|rate|wage) (?:for each|for every|per|a|each)"
+    r" (?:full |whole |working |work |missed |unpaid |calendar )*(day|hour|week)s?\b", re.I)
 #: "Hourly rate = annual salary / 2,080", "daily rate = monthly salary x 12 / 260".
 _TERM_EQUALS = re.compile(
     r"(?<![\w-])(" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage))\s*=\s*"
@@ -297,6 +303,11 @@ def _definition(text: str) -> RateDefinition | None:
             adjective = {"hour": "hourly", "day": "daily", "week": "weekly"}[per]
             term = " ".join(near.group(1).lower().split()) if near else f"{adjective} rate"
             return RateDefinition(term, per, _PERIOD_WORD[m.group(1).lower()], [("/", _figure(m.group(2)))])
+    m = _FRACTION_EACH.search(text)
+    if m and _figure(m.group(1)) > 0:
+        per = m.group(3).lower()
+        return RateDefinition(f"{ {'day': 'daily', 'hour': 'hourly', 'week': 'weekly'}[per]} rate", per,
+                              _PERIOD_WORD[m.group(2).lower()], [("/", _figure(m.group(1)))])
     m = _FRACTION_OF.search(text)
     if m and _figure(m.group(2)) > 0:
         per = m.group(1).lower()

@@ -72,7 +72,7 @@ from engine.agent.memory import Memory
 from engine.agent.sentences import approve_words, part_split, people_words, say, self_words, team_words
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
-from engine.agent.rates import applies_to, rate_definition, rate_definitions
+from engine.agent.rates import applies_to, for_pay, rate_definition, rate_definitions
 from engine.agent.route_check import COMBINE, checked_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
@@ -688,7 +688,11 @@ class _Turn(Calculating, LookingUp):
         period = self._pay_period()
         hours = self._weekly_hours()
         texts = [u.text for p in part.passages for u in p.units]
-        if not period or any(applies_to(d, period) for t in texts for d in rate_definitions(t, hours)):
+
+        def defined(texts: list[str]) -> list:
+            return for_pay([d for t in texts for d in rate_definitions(t, hours)], period)
+
+        if not period or any(d.per != "month" for d in defined(texts)):
             return []
         # (the rate the rule or the question names: "What is my hourly rate?" against a French handbook)
         named = next(((per, m.group(0)) for per in ("hour", "day", "week") for t in [*texts, part.text]
@@ -696,8 +700,19 @@ class _Turn(Calculating, LookingUp):
         if named is None:
             return []
         per, term = named
-        return [h for h in search.index.search(f"how the {term} is worked out from the salary", k=2 * search.k)
-                if any(applies_to(d, period) and d.per == per for d in rate_definitions(h.text, hours))][:1]
+        # (a rate made from a month's pay, for someone paid by the year: made through the handbook's month)
+        monthly = period == "year"
+        found = [d for t in texts for d in rate_definitions(t, hours) if d.per == per and d.base == "month" and monthly]
+        hits = [] if found else \
+            [h for h in search.index.search(f"how the {term} is worked out from the salary", k=2 * search.k)
+             if any(d.per == per and (applies_to(d, period) or monthly and d.base == "month")
+                    for d in rate_definitions(h.text, hours))][:1]
+        if monthly and not any(d.per == per for d in defined([*texts, *(h.text for h in hits)])):
+            # "paid in 14 equal monthly instalments", in the section on salary
+            hits += [h for h in search.index.search("the annual salary is paid in monthly instalments; the monthly "
+                                                    "salary is the annual salary divided by", k=2 * search.k)
+                     if any(d.per == "month" and d.base == "year" for d in rate_definitions(h.text, hours))][:1]
+        return hits
 
     def _about_me(self, part: Part) -> str:
         """Why a policy question the asker asks of themselves ("How much notice do I have to give?") is

@@ -28,19 +28,29 @@ class DefinedRate(Reader):
         # handbook's definition low, and what it defines, for this pay, is what was asked)
         for u, d in ((u, d) for u in view.everything() for d in rate_definitions(u.text, view.weekly_hours)
                      if (d.per, d.base, tuple(d.steps)) in known):
-            if not applies_to(d, view.pay_period):
-                continue
-            if asks.has(f"rate_terms.{d.per}", view.text):
-                variables, steps = [view.pay], []
-                for i, (op, v) in enumerate(d.steps):
-                    if d.over_hours is not None and i == len(d.steps) - 1:  # the person's hours, by name
-                        variables.append(Variable("weekly_hours", d.over_hours, "hours a week, from your record"))
-                        steps.append(f"{op} weekly_hours")
-                    else:
-                        steps.append(f"{op} {plain(v)}")
-                # (a question in another language names the rate in its words: "Su precio por hora es …")
-                term = d.term if view.language == "en" else asks.found(f"rate_terms.{d.per}", view.text) or d.term
-                return Settled(self.name, u, variables, f"answer = {view.pay.name} {' '.join(steps)}\n", "rate",
-                               {"term": term, "expression": d.expression(view.pay.value)},
-                               check=f"the {d.term} as the policy defines it")
+            if applies_to(d, view.pay_period) and asks.has(f"rate_terms.{d.per}", view.text):
+                return self._settled(view, d, u, [])
+        for d in view.definitions():
+            # (made from a month's pay the handbook makes from the person's yearly pay: "/ 14 / 173")
+            if d.via and asks.has(f"rate_terms.{d.per}", view.text):
+                rules = view.defining([d.name])
+                u = next((u for u in rules if any(x.per == d.per for x in rate_definitions(u.text, view.weekly_hours))),
+                         None)
+                if u is not None:
+                    return self._settled(view, d, u, [r for r in rules if r is not u])
         return None
+
+    def _settled(self, view: View, d, u, also: list) -> Settled:
+        asks = view.words
+        variables, steps = [view.pay], []
+        for i, (op, v) in enumerate(d.steps):
+            if d.over_hours is not None and i == len(d.steps) - 1:  # the person's hours, by name
+                variables.append(Variable("weekly_hours", d.over_hours, "hours a week, from your record"))
+                steps.append(f"{op} weekly_hours")
+            else:
+                steps.append(f"{op} {plain(v)}")
+        # (a question in another language names the rate in its words: "Su precio por hora es …")
+        term = d.term if view.language == "en" else asks.found(f"rate_terms.{d.per}", view.text) or d.term
+        return Settled(self.name, u, variables, f"answer = {view.pay.name} {' '.join(steps)}\n", "rate",
+                       {"term": term, "expression": d.expression(view.pay.value)}, also=also,
+                       check=f"the {d.term} as the policy defines it")
