@@ -27,7 +27,8 @@ _TERM_WORDS = r"(?:base |basic |regular |normal |standard |ordinary |gross )?"
 #: "the daily rate, which is the annual base salary divided by 260 working days".
 _TERM_IS = re.compile(
     r"\b(?:the|your) (" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage)(?: of pay)?)" +
-    r"(?: used)?(?: (?:for|of) [a-z -]{1,30}?)?,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as|is worked out as) "
+    r"(?: used)?(?: (?:for|of) [a-z -]{1,30}?)?,? (?:which |that )?"
+    r"(?:is|equals|shall be|will be|is calculated as|is worked out as) "
     r"(?:the |your |their |an? )?(?:employee'?s'? |associate'?s'? |person'?s'? |staff member'?s'? )?"
     r"(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:,? (?:and )?(?:then )?(?:multiplied by|times|divided by) " + _NUMBER + r"(?: [a-z]+)?)+)", re.I)

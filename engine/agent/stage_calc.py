@@ -21,7 +21,7 @@ from engine.agent.evidence import Unit
 from engine.agent.grounding import normalise_number, number_forms, numbers_in
 from engine.agent.stage import Stage
 from engine.agent.slots import SLOT_TOKENS
-from engine.agent.rates import applies_to, for_pay, pay_period_of, rate_definition
+from engine.agent.rates import for_pay, pay_period_of, rate_definition
 from engine.agent.rules.base import PAY_NAMES, Settled, View
 from engine.agent.steps import Step
 from engine.agent.units import RATE_BASED, answer_problem, culprits, line_problem, pay_ceiling, unit_of
