@@ -727,3 +727,10 @@ def test_a_number_column_is_named_by_what_its_role_is_called():
     rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(table, hr, question=question).grammar().splitlines())
     assert rules["rankcol"] == '"\\"AL Bal (hrs)\\""'
     assert asked_columns("What is the average annual salary?", ["Annual Salary", "AL Bal (hrs)"]) == ["Annual Salary"]
+
+
+def test_a_quantity_named_again_is_one_quantity_and_two_equal_ones_are_two():
+    again = question_figures("I worked 4 hours of overtime last Saturday. What will I get for those 4 hours?")
+    assert [(f.value, f.unit) for f in again] == [(4.0, "hours")]
+    two = question_figures("I worked 2 hours on Saturday and 2 hours on Sunday. What do I get?")
+    assert [(f.value, f.unit) for f in two] == [(2.0, "hours"), (2.0, "hours")]

@@ -102,8 +102,14 @@ def question_figures(question: str) -> list[Figure]:
         value = _value(m.group(1))
         unit = _UNITS.get(m.group(2).lower().rstrip("s") + ("s" if m.group(2).lower().endswith("s") else ""),
                           _UNITS.get(m.group(2).lower(), "days"))
+        if _BACK.search(question[:m.start()]) and any(f.value == value and f.unit == unit for f in out):
+            continue  # "… for those 4 hours": the quantity said before, named again
         out.append(Figure(value, unit, f"{m.group(1)} {unit}"))
     return out
+
+
+#: Words that point back to a quantity said before ("those 4 hours", "the same 2 days").
+_BACK = re.compile(r"\b(?:those|these|the same|said|both)\s+$", re.I)
 
 
 def question_relative(question: str) -> str:
