@@ -316,11 +316,11 @@ def _table(header: list[str], rows: list[list[str]], **kw):
 def test_a_column_of_ids_no_header_calls_manager_is_only_suggested_and_grants_nothing():
     rows = [[str(i), f"Person {chr(64 + i)} Test", "Ops", g, str(40000 + i)] for i, g in
             zip(range(1, 7), ["3", "3", "2", "4", "3", "2"])]
-    table = _table(["ID", "Full Name", "Department", "Grade", "Salary"], rows)
+    table = _table(["ID", "Full Name", "Department", "Code", "Salary"], rows)
     assert not table.roles.get("manager") and table.findings["manager"].suggested
     viewer = make_viewer(table, "Person C Test")
-    assert viewer.role == "employee" and viewer.visible_rows == {2} and "Grade" not in viewer.public_columns
-    assert '# manager = "Grade"   # suggested, not used' in write_map(table)
+    assert viewer.role == "employee" and viewer.visible_rows == {2} and "Code" not in viewer.public_columns
+    assert '# manager = "Code"   # suggested, not used' in write_map(table)
 
 
 def test_a_header_that_says_pay_is_never_a_public_column():
@@ -536,3 +536,13 @@ def test_an_fte_in_percent_makes_80_part_time(tmp_path):
     tool = EmployeeDataTool(load_employees(path))
     assert build_profile(tool, "Anna Gysin", "2026-11-25").part_time
     assert not build_profile(tool, "Reto Müller", "2026-11-25").part_time
+
+
+@pytest.mark.parametrize("header", ["Livello", "Pay Grade", "Entgeltgruppe", "Niveau", "Salarisschaal", "Nivel"])
+def test_a_grade_column_is_the_grade_and_no_one_elses_to_read(header):
+    rows = [[str(i), f"Person {chr(64 + i)} Test", "Ops", g, str(40000 + i)] for i, g in
+            zip(range(1, 7), ["3", "3", "2", "4", "Q", "2"])]
+    table = _table(["ID", "Full Name", "Department", header, "Salary"], rows)
+    assert table.roles.get("grade") == [header]
+    viewer = make_viewer(table, "Person C Test")
+    assert header not in viewer.public_columns

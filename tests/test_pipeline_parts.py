@@ -734,3 +734,23 @@ def test_a_quantity_named_again_is_one_quantity_and_two_equal_ones_are_two():
     assert [(f.value, f.unit) for f in again] == [(4.0, "hours")]
     two = question_figures("I worked 2 hours on Saturday and 2 hours on Sunday. What do I get?")
     assert [(f.value, f.unit) for f in two] == [(2.0, "hours"), (2.0, "hours")]
+
+
+def test_a_two_way_table_takes_the_row_of_the_persons_grade_and_the_cell_of_their_service():
+    table = [("Levels 1–2", "15", "20", "30"), ("Levels 3–4", "20", "30", "45"), ("Levels 5–6", "30", "45", "60"),
+             ("Quadri", "60", "90", "120")]
+    units = [Unit("2a", "When the company ends the employment, it gives the following notice:", 2)] + [
+        Unit(f"2{chr(98 + i)}", f"Level: {key}; Up to 5 years of service: {a} days; More than 5 and up to 10 years: "
+                                f"{b} days; More than 10 years: {c} days", 2) for i, (key, a, b, c) in enumerate(table)]
+    service = Figure(9.67, "years", "9 full years and 8 months of service")
+    applies, ruled_out = mark_units(units, lambda u: "4. Notice periods", "How much notice must I give?", service,
+                                    record={"grade": ("Livello", "3")})
+    assert applies == {"2c": "your Livello: 3; with 9 full years and 8 months of service: 30 days "
+                             "(More than 5 and up to 10 years)"} and ruled_out == {"2b", "2d", "2e"}
+    quadro = mark_units(units, lambda u: "", "How much notice must I give?", service,
+                        record={"grade": ("Livello", "Quadro")})[0]
+    assert list(quadro) == ["2e"] and quadro["2e"].endswith("90 days (More than 5 and up to 10 years)")
+    # without the person's grade every row has a cell for every service: none is marked (each used to be)
+    assert mark_units(units, lambda u: "", "How much notice must I give?", service) == ({}, set())
+    assert mark_units(units, lambda u: "", "How much notice must I give?", service,
+                      record={"department": ("Reparto", "Produzione")}) == ({}, set())

@@ -258,11 +258,82 @@ def _highest_band_only(siblings, rows: set[str], verdicts: dict) -> None:
                 verdicts[label] = ("not", "")
 
 
-def mark_units(units, heading_of, question: str, service: Figure | None, job: str = "") -> tuple[dict, set]:
+#: A table row as the handbook reader writes it: "Level: Levels 3–4; Up to 5 years: 20 days; More than 5 years: 30 days".
+_CELL = re.compile(r"([^:;]{1,80}):\s*([^;]+)")
+
+
+def _cells(text: str) -> list[tuple[str, str]]:
+    return [(h.strip(), v.strip()) for h, v in _CELL.findall(text)] if is_row(text) and "; " in text else []
+
+
+def _range_cells(cells: list[tuple[str, str]]) -> list[tuple[str, str, tuple]]:
+    """The cells whose column header is one range of time ("Up to 5 years of service", "Plus de 10 ans")."""
+    out = []
+    for header, value in cells[1:]:
+        ranges = _ranges(to_english(header))
+        if len(ranges) == 1 and ranges[0][3] in ("years", "months"):
+            out.append((header, value, ranges[0]))
+    return out
+
+
+def service_cell(text: str, service: Figure | None) -> tuple[str, str] | None:
+    """In a row of a two-way table (a key cell, then one column per range of service), the cell of the
+    person's service: (its header, its value); None where the row is no such row or no single cell holds."""
+    cells = _cells(text)
+    ranged = _range_cells(cells) if cells else []
+    if service is None or len(ranged) < 2:
+        return None
+    per_year = {"years": 1, "months": 12}
+    held = [(h, v) for h, v, (kind, low, high, unit) in ranged if _holds(kind, low, high, service.value * per_year[unit])]
+    return held[0] if len(held) == 1 else None
+
+
+def _key_fits(key: str, value: str) -> bool:
+    """Whether a row's key cell ("Levels 3–4", "Quadri", "Level 5") names the person's record value ("3",
+    "Quadro"): a number inside its range or among its numbers, or a word of it in another form."""
+    from engine.data.vocab import fold
+
+    numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", key)]
+    try:
+        mine = float(value.replace(",", "."))
+    except ValueError:
+        mine = None
+    if mine is not None:
+        span = re.search(r"(\d+(?:\.\d+)?)\s*(?:[–—-]|to|and|bis|à|a|al|tot)\s*(\d+(?:\.\d+)?)", key)
+        if span and float(span.group(1)) <= mine <= float(span.group(2)):
+            return True
+        return mine in numbers
+    words = [w for w in fold(value).split() if len(w) >= 4]
+    keys = [w for w in fold(key).split() if len(w) >= 4]
+    return bool(words) and all(any(w[:5] == k[:5] and abs(len(w) - len(k)) <= 2 for k in keys) for w in words)
+
+
+def _record_row(rows: list, record: dict[str, tuple[str, str]]) -> tuple | None:
+    """Of a two-way table's rows, the one whose key cell names the person's own value of the record column
+    its header names (header "Level", the record's "Livello: 3", the row "Levels 3–4"): (row, why); None where
+    no header names a column of the record, or not exactly one row fits."""
+    from engine.data.vocab import vocabulary
+
+    if not rows or not record:
+        return None
+    header = _cells(rows[0].text)[0][0]
+    roles = vocabulary().header_roles(header)
+    role = roles[0][0] if roles else ""
+    if role not in record:
+        return None
+    label, value = record[role]
+    fits = [u for u in rows if _key_fits(_cells(u.text)[0][1], value)]
+    return (fits[0], f"your {label}: {value}") if len(fits) == 1 else None
+
+
+def mark_units(units, heading_of, question: str, service: Figure | None, job: str = "",
+               record: dict[str, tuple[str, str]] | None = None) -> tuple[dict, set]:
     """Which units apply (label -> why) and which rows do not (labels), from the question's figures,
     the relative it names, the person's length of service and their job title (``job``: a row of a table
     by kind of job that names it). Only rows of a list or table are ever ruled out, and only when a
-    sibling row applies; running text is only marked."""
+    sibling row applies; running text is only marked. In a two-way table (one column per range of service),
+    the row of the person's own value of the column its key names (``record``: role -> (label, value)) applies,
+    with the cell of their service."""
     figures = question_figures(question)
     relative = question_relative(question)
     applies: dict[str, str] = {}
@@ -291,6 +362,17 @@ def mark_units(units, heading_of, question: str, service: Figure | None, job: st
                     if u.label in rows and u is not named[0] and verdicts[u.label][0] != "applies":
                         verdicts[u.label] = ("not", "")
         _highest_band_only(siblings, rows, verdicts)
+        two_way = [u for u in siblings if u.label in rows and len(_range_cells(_cells(u.text))) >= 2]
+        if len(two_way) >= 2:
+            # (every row has every range of service: the person's service says which cell, not which row)
+            for u in two_way:
+                verdicts[u.label] = ("", "")
+            chosen = _record_row(two_way, record or {})
+            cell = service_cell(chosen[0].text, service) if chosen else None
+            if chosen:
+                why = chosen[1] + (f"; with {service.why}: {cell[1]} ({cell[0]})" if cell and service else "")
+                for u in two_way:
+                    verdicts[u.label] = ("applies", why) if u is chosen[0] else ("not", "")
         rows_apply = any(verdicts[u.label][0] == "applies" and u.label in rows for u in siblings)
         for u in siblings:
             verdict, why = verdicts[u.label]

@@ -163,7 +163,8 @@ def shared_words(question: str, text: str) -> int:
     return len(asked & _stems(text))
 
 
-def marks(passages: list[Passage], question: str, service=None, job: str = "") -> tuple[dict[str, str], set[str]]:
+def marks(passages: list[Passage], question: str, service=None, job: str = "",
+          record: dict | None = None) -> tuple[dict[str, str], set[str]]:
     """Which units of ``passages`` apply (label -> why) and which rows do not, each read with its heading
     (:func:`engine.agent.applies.mark_units`); no embedding."""
     from engine.agent.applies import mark_units
@@ -171,7 +172,7 @@ def marks(passages: list[Passage], question: str, service=None, job: str = "") -
 
     read = {u.label: (p.section or "", u.text) for p in passages for u in p.units}  # (section, text)
     applies, ruled_out = mark_units([u for p in passages for u in p.units],
-                                    lambda u: read[u.label][0].split(" › ")[-1], question, service, job)
+                                    lambda u: read[u.label][0].split(" › ")[-1], question, service, job, record)
     # A row that applies is about what the question asks, where the question names a topic: a probation
     # table by kind of job names the asker's job, and says nothing of "How much notice would I have to give?"
     asked = named_concepts(question)
@@ -181,12 +182,13 @@ def marks(passages: list[Passage], question: str, service=None, job: str = "") -
 
 
 def candidates(passages: list[Passage], question: str, embedder, k: int = CANDIDATES,
-               service=None, bonus: float = APPLIES_BONUS, job: str = "") -> tuple[list[Unit], dict[str, str]]:
+               service=None, bonus: float = APPLIES_BONUS, job: str = "",
+               record: dict | None = None) -> tuple[list[Unit], dict[str, str]]:
     """The units most likely to answer ``question``, most likely first, and which of them apply.
 
     Code rules out the rows of a list whose range or relative does not fit the question or the
     person (``service``: their length of service, :class:`engine.agent.applies.Figure`; ``job``: their job
-    title) and marks
+    title; ``record``: their own values by role, for a two-way table's rows) and marks
     those that do (:mod:`engine.agent.applies`); the marked ones come first, then the rest by
     embedding similarity to the question (each unit read with its heading). ``bonus``: how far a
     unit that applies moves up (0 for a calculation, where the rate matters and not the tier)."""
@@ -196,7 +198,7 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
         return [], {}
     heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p, u in units}
     path = {u.label: p.section or "" for p, u in units}  # every level: "Remote work › Eligibility"
-    applies, ruled_out = marks(passages, question, service, job)
+    applies, ruled_out = marks(passages, question, service, job, record)
     pool = [u for _, u in units if u.label not in ruled_out]
     texts = [f"{heading[u.label]}: {u.text}" if heading[u.label] else u.text for u in pool]
     sims = embedder.encode(texts) @ embedder.encode([question])[0]

@@ -789,8 +789,10 @@ class _Turn(Calculating, LookingUp):
         if part.kind in ("policy_me", "policy_calc") and a.profile.service_years is not None:
             service = Figure(a.profile.service_years, "years", a.profile.service_text)
         job = a.profile.job_title if part.kind in ("policy_me", "policy_calc") else ""
+        record = self._record_keys() if part.kind in ("policy_me", "policy_calc") else {}
         units, applies = candidates(part.passages, part.text, a.router.embedder, k=OFFERED, service=service,
-                                    bonus=0.0 if calculate and not part.formula else APPLIES_BONUS, job=job)
+                                    bonus=0.0 if calculate and not part.formula else APPLIES_BONUS, job=job,
+                                    record=record)
         if calculate and not part.formula:
             # The tiers of service that are not the person's are left out, but the one that is goes unmarked:
             # a tier marked as applying got multiplied into a payout.
@@ -857,6 +859,20 @@ class _Turn(Calculating, LookingUp):
                 return
             if not told:
                 self.tell(said)
+
+    def _record_keys(self) -> dict[str, tuple[str, str]]:
+        """The person's own values of the record's columns a table's rows may be keyed by (role -> (label,
+        value)): their grade, department, site, kind of contract and job."""
+        data = self.agent.tools.of(EmployeeDataTool)
+        if data is None:
+            return {}
+        out = {}
+        for role in ("grade", "department", "site", "employment_type", "job_title"):
+            column = data.table.role(role)
+            fact = next((f for f in self.agent.profile.facts if column and f.column == column), None)
+            if fact is not None and fact.value:
+                out[role] = (fact.label, fact.value)
+        return out
 
     def _share(self, part: Part) -> str:
         """The person's share of a full-time week as a calculation over declared names ("scheduled_hours_week /

@@ -26,6 +26,7 @@ ROLES: dict[str, str] = {
     "manager": "the manager (by id, name or e-mail)",
     "department": "department",
     "job_title": "job title",
+    "grade": "grade or level (of a pay scale)",
     "site": "site or location",
     "email": "e-mail",
     "username": "user name (sign-in)",
@@ -44,7 +45,7 @@ ROLES: dict[str, str] = {
 }
 #: Roles a column can have only one of, and the kind of values each takes.
 _KIND = {"employee_id": "id", "name": "text", "first_name": "text", "last_name": "text", "preferred_name": "text",
-         "manager": "any", "department": "text", "job_title": "text", "site": "text", "email": "text",
+         "manager": "any", "department": "text", "job_title": "text", "grade": "any", "site": "text", "email": "text",
          "username": "text", "hire_date": "date", "contract_end": "date", "probation_end": "date",
          "employment_type": "text", "status": "text", "weekly_hours": "number", "days_per_week": "number",
          "fte": "number", "pay": "number", "pay_basis": "text", "vacation_balance": "number",
@@ -154,7 +155,8 @@ def infer_roles(columns: dict, df, guessed: dict[str, list[str]]) -> tuple[dict[
     # words name another role for the header and none of theirs is the pattern's, those words are right.
     for role, cols in list(roles.items()):
         for c in list(cols):
-            named = [r for r, _, e in header_candidates(c) if e.language != "en"
+            # (and "Pay Grade", "Salary Band": a grade of a pay scale, which the English patterns read as pay)
+            named = [r for r, _, e in header_candidates(c) if (e.language != "en" or r == "grade")
                      and _fits(_KIND[r], columns[c], values[c])]
             if role in _KIND and named and role not in named:
                 cols.remove(c)
