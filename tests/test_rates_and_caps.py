@@ -266,3 +266,19 @@ def test_a_rate_made_from_a_months_pay_is_made_for_a_yearly_salary_through_the_h
     other = "The monthly salary is the annual gross salary divided by 13."
     assert not [d for d in for_pay([d for t in (hourly, month, other) for d in rate_definitions(t, 40)], "year")
                 if d.per == "hour"]  # two months: unmade
+
+
+@pytest.mark.parametrize("question, record, kind", [
+    ("How many hours of ROL leave am I entitled to each year?", ["ROL residui (ore)", "Ferie residue (gg)"], "policy_me"),
+    ("Quanti giorni di ferie mi spettano?", ["Ferie residue (gg)"], "policy_me"),
+    ("Wie viele Urlaubstage stehen mir zu?", ["Resturlaub (Tage)"], "policy_me"),
+    # the record keeps the entitlement itself: it answers
+    ("Wie viele Urlaubstage stehen mir zu?", ["Urlaubsanspruch (Tage)", "Resturlaub (Tage)"], "my_data"),
+    ("How many vacation days am I entitled to?", ["Annual Leave Allowance", "Vacation Balance"], "my_data"),
+    # what is left is the record's, whatever else the question says
+    ("How many ROL hours do I have left?", ["ROL residui (ore)"], "my_data"),
+])
+def test_what_the_rules_give_me_in_a_year_is_the_policy_unless_the_record_keeps_it(question, record, kind):
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
+               "policy_calc"]
+    assert checked_route(Route("my_data", "vote", ["my_data"], {}), question, allowed, record).kind == kind

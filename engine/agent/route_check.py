@@ -41,6 +41,18 @@ _ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\
                           r"|\bget\b|\ballowed\b|\bcan i\b|\bmaximum\b", re.I)
 
 
+#: What the rules give a person in a year, asked for, in any language ("am I entitled to", "stehen mir zu").
+_ENTITLED = in_any_language("asks.entitlement")
+
+
+def _is_entitlement(label: str) -> bool:
+    """Whether a record field is a year's entitlement ("Urlaubsanspruch", "Annual leave allowance")."""
+    from engine.data.vocab import core, vocabulary
+
+    words = core(label).split()
+    return any(e.score(words) for e in vocabulary().headers.get("leave_entitlement", []))
+
+
 def _asks_rate_in_any_language(text: str) -> str:
     """"hourly", "daily" or "weekly" where a question in any language's words asks for the person's rate
     ("¿Cuánto cobro por hora?", "Wie hoch ist mein Stundenlohn?"); "" else, and for a question with a figure
@@ -81,6 +93,11 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     if route.kind in ("policy", "policy_me") and _AMOUNT_FOR.search(text) and "policy_calc" in allowed:
         # "What meal allowance would I get for a 4-day trip?": a rate of the policy times the question's figure.
         return Route("policy_calc", "code", route.candidates, route.scores)
+    if route.kind == "my_data" and _ENTITLED.search(text) and not _HAVE_LEFT.search(text) \
+            and "policy_me" in allowed and record is not None and not any(_is_entitlement(label) for label in record):
+        # "How many hours of ROL am I entitled to each year?": what the rules give me, where the record keeps only
+        # what is left ("ROL residui"), is the policy applied to me, not the balance.
+        return Route("policy_me", "code", route.candidates, route.scores)
     if route.kind in ("policy", "policy_me", "policy_calc", "my_calc") and _HAVE_LEFT.search(text) \
             and not _POLICY_ACTION.search(text) and not _ENTITLEMENT.search(text) and not COMBINE.search(text) \
             and "my_data" in allowed and (record is None or caps.kept_in(text, record)):
