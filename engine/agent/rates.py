@@ -384,7 +384,11 @@ _MULTIPLE_OF_RATE = re.compile(
     re.I)
 #: The sentence pays at a multiple of the person's own rate per hour.
 _OF_HOURLY = re.compile(r"\b(?:base |basic |regular |normal |standard |ordinary )?hourly (?:rate|pay|wage)\b"
-                        r"|\b(?:regular|normal|ordinary|base|basic|standard) (?:rate|pay)\b", re.I)
+                        r"|\b(?:regular|normal|ordinary|base|basic|standard) (?:rate|pay|wage)s?\b", re.I)
+#: Multiples said by their names alone, always of the person's own rate ("paid at time and a half").
+_IDIOM = re.compile(r"\b(?:time[- ]and[- ]a[- ]half|double[- ]time|triple[- ]time)\b"
+                    r"|\b(?:paid|compensated|remunerated) at \d+(?:\.\d+)? times\b(?!\s+(?:the|your|their|an?|his|her)\b)",
+                    re.I)
 #: A multiple added on top of the rate rather than paid at ("a 10% night differential on top of the hourly rate").
 _ADDED = re.compile(r"\b(?:on top of|in addition to|an? (?:extra|additional)|(?:extra|additional) [$€£\d]|premium of"
                     r"|differential|supplement|uplift)\b", re.I)
@@ -430,13 +434,53 @@ def day_kinds(text: str) -> frozenset[str]:
     return frozenset(kind for kind, pattern in _DAY_KINDS if pattern.search(text))
 
 
+#: A percentage said as a surcharge on hours ("Overtime hours are paid with a 25% premium", "majorées de 25 %",
+#: "Zuschlag von 25 %"): paid at the rate plus it.
+_SURCHARGE = re.compile(
+    r"\b(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent|per cent) (?:premium|surcharge|supplement|uplift)\b"
+    r"|\b(?:premium|surcharge|supplement|uplift) of (?P<pct2>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)"
+    r"|\bincreased by (?P<pct3>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)", re.I)
+#: ... said of hours worked (not a raise of salary) ...
+_HOURS_WORDS = re.compile(r"\b(?:hours?|overtime|shifts?|night|nights|sundays?|saturdays?|holidays?|weekends?)\b", re.I)
+#: ... with no amount of money or differential beside it ("a premium of $2 an hour", "a 10% night differential").
+_NOT_A_SHARE = re.compile(r"[$€£]|\b(?:usd|eur|gbp|chf|cad)\b|\bdifferential\b|\bon top of\b|\bin addition to\b", re.I)
+
+
+def _surcharges(text: str) -> list[RateMultiple]:
+    """Multiples said as percentages added to the hourly rate for hours of some kind ("overtime hours are
+    increased by 25 % for the first 8 hours and by 50 % beyond" gives 1.25 and 1.5); none where the sentence
+    is not about hours, or names money or a differential added on top."""
+    if not _HOURS_WORDS.search(text) or _NOT_A_SHARE.search(text):
+        return []
+    found = list(_SURCHARGE.finditer(text))
+    if len(re.findall(r"\d\s*(?:%|percent|per cent)", text, re.I)) != len(found):
+        return []  # ("increased by 25 % for the first 8 hours and by 50 % beyond": tiers, not read here)
+    out = []
+    for i, m in enumerate(found):
+        pct = float(m.group("pct") or m.group("pct2") or m.group("pct3"))
+        clause = re.split(r"[,;.]\s", text[:m.start()])[-1]
+        if not 0 < pct <= 200 or not _HOURS_WORDS.search(clause + m.group(0)):
+            return []  # ("Salaries are increased by 3 %": the surcharge's own clause says what it is on)
+        before = text[found[i - 1].end() if i else 0:m.start()]
+        after = text[m.end():found[i + 1].start() if i + 1 < len(found) else len(text)]
+        out.append(RateMultiple(1 + pct / 100, f"the rate plus {_plain(pct)}%", _days_of_clause(f"{before} {after}")))
+    return out
+
+
 def rate_multiples(text: str) -> list[RateMultiple]:
     """The multiples of the hourly rate ``text`` pays at, each with the kinds of day its clause names ("paid at
     1.5 times the hourly rate on working days and at 2 times the hourly rate on rest days"); none where the
-    sentence does not pay at the person's hourly rate, or adds an amount on top of it instead."""
+    sentence does not pay at the person's hourly rate, or adds an amount on top of it instead. A surcharge on
+    hours ("a 25% premium", "majorées de 25 %") is the rate plus it."""
     from engine.agent.rules.words import to_english
 
     text = to_english(text)
+    if _IDIOM.search(text) and not _ADDED.search(text):
+        text = f"{text} (of the hourly rate)"  # ("paid at time and a half": of the person's own rate, unsaid)
+    return _paid_at(text) or _surcharges(text)
+
+
+def _paid_at(text: str) -> list[RateMultiple]:
     if not _OF_HOURLY.search(text) or _ADDED.search(text):
         return []
     found = list(_MULTIPLE_OF_RATE.finditer(text))
