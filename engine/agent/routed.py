@@ -93,6 +93,7 @@ from engine.agent.steps import (
     Trace,
     TraceStep,
 )
+from engine.policy.terms import named_concepts
 from engine.agent.turn_format import format_observation, neutralise
 from engine.errors import Cancelled, HRAssistantError, SetupError
 from engine.model.backend import Generation
@@ -727,12 +728,18 @@ class _Turn(Calculating, LookingUp):
             return ""  # ("… if my grandmother dies?": the row is the relative's, not the asker's service)
         service = Figure(profile.service_years, "years", profile.service_text) \
             if profile.service_years is not None else None
-        if not any(map(_by_me, marks(part.passages, part.text, service, profile.job_title)[0].values())):
+        record = self._record_keys()
+        mine = [w for w in marks(part.passages, part.text, service, profile.job_title, record)[0].values() if _by_me(w)]
+        if not mine:
             return ""  # (the marking candidates() makes, without embedding the sentences)
+        if named_concepts(part.text):
+            # (marks() kept only rows about what the question names, "notice", in any language: a Dutch table's
+            # row is far from an English question by embedding, and is what it asks)
+            return _by_me(mine[0])
         # Only a row among the sentences nearest the question counts (no bonus for applying): an accrual table
         # by service beside the bereavement rules says nothing of "How many days off do I get if …".
         near, applies = candidates(part.passages, part.text, self.agent.router.embedder, k=OFFERED, service=service,
-                                   bonus=0.0, job=profile.job_title)
+                                   bonus=0.0, job=profile.job_title, record=record)
         return next((_by_me(applies[u.label]) for u in near if _by_me(applies.get(u.label, ""))), "")
 
     def _which(self, part: Part, several: bool) -> str:
@@ -1265,4 +1272,4 @@ def _by_me(why: str) -> str:
     """What of the asker a row holds by, from the reason code marked it with ("" for another reason: a
     figure of the question, a relative)."""
     return "the length of service" if "of service" in why else "the job title" if why.startswith("your job title") \
-        else ""
+        else "your record" if why.startswith("your ") else ""
