@@ -1271,3 +1271,24 @@ def test_a_row_that_names_my_job_in_a_table_of_another_topic_is_not_the_answer(e
     trace, _ = answer_of(agent, question)
     assert [r["kind"] for r in trace.route] == ["policy_me"]
     assert "período experimental" not in trace.answer and not trace.answer.startswith("For your job title")
+
+
+def test_a_later_part_about_the_people_of_the_part_before_keeps_their_scope(tools, embedder):
+    # "… e chi di loro lavora part-time?" alone reads as a company question (the vote's nearest example);
+    # "di loro" (of them) are the asker's reports of the first part, in the question's own language
+    question = "Quante persone ho nel mio team e chi di loro lavora part-time?"
+    outputs = ['my direct reports\nFilter: none\nResult: count\n', "Hai 2 persone nel tuo team.",
+               'my direct reports\nFilter: none\nResult: names\n', "Nessuno lavora part-time."]
+    agent, backend = make(tools, embedder, outputs, user="Søren Dahl",
+                          bank=[("Quante persone ho nel mio team?", "my_team"), ("Chi lavora part-time?", "company")])
+    trace, _ = answer_of(agent, question)
+    assert [(r["kind"], r["by"]) for r in trace.route] == [("my_team", "code"), ("my_team", "code")]
+
+
+def test_a_value_the_data_writes_in_another_language_is_the_filter_where_the_question_names_its_meaning():
+    from engine.agent.slots import names_meaning
+
+    assert names_meaning("Ouderschapsverlof", "Which of them is currently on parental leave?")
+    assert names_meaning("Tempo parziale", "Chi di loro lavora part-time?")
+    assert not names_meaning("Elternzeit", "Wer ist in Elternzeit?")  # (the value itself: names_value's)
+    assert not names_meaning("Attivo", "Who is on leave this week?")

@@ -21,5 +21,6 @@ class Memory:
     part_values: list[tuple[int, float]] = field(default_factory=list)  # each part's calculated answer, for a later part
     data_values: list[tuple[str, float, str]] = field(default_factory=list)  # earlier data results' figures (name, value, note)
     part_texts: list[str] = field(default_factory=list)  # the parts routed so far
+    part_kinds: list[str] = field(default_factory=list)  # ... and their kinds
     declared: list[Variable] = field(default_factory=list)  # the figures the current calculation may name
     record_shown: bool = False  # the person's record is in the trace as a look-up

@@ -559,6 +559,11 @@ class _Turn(Calculating, LookingUp):
                 and "calculation" in allowed:
             # "…, and what do they add up to?": arithmetic on what the parts before it found, nothing to look up.
             route = Route("calculation", "code", vote.candidates, vote.scores)
+        elif several and part.number > 1 and self.memory.part_kinds[-1:] in (["my_team"], ["company"]) \
+                and in_any_language("asks.of_them").search(part.text):
+            # "How many people report to me, and which of them is on parental leave?": the people of the part
+            # before, asked about again (in the question's language: "chi di loro", "wer von ihnen").
+            route = Route(self.memory.part_kinds[-1], "code", vote.candidates, vote.scores)
         elif named and any(k in vote.candidates for k in ("company", "my_team", "my_data")):
             # Someone else is named: their data, which the access layer decides on (a report's is the team's).
             reports = {row[0] for row in a.profile.reports}
@@ -579,6 +584,7 @@ class _Turn(Calculating, LookingUp):
         route = checked_route(route, text, allowed, [f.label for f in a.profile.facts])
         route = self._people_with(route, text, allowed)
         self.trace.route.append({"part": part.number, "text": part.text, **route.to_dict()})
+        self.memory.part_kinds.append(route.kind)
         yield ThoughtStep(f"This is a question about {KINDS[route.kind]}.")
         return route
 

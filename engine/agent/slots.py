@@ -187,6 +187,20 @@ def names_value(value: str, text: str) -> bool:
     return all(w in asked or (len(w) >= 5 and any(len(a) >= 5 and a[:5] == w[:5] for a in asked)) for w in words)
 
 
+def names_meaning(value: str, text: str) -> bool:
+    """Does ``text`` name what the column value means, where the data writes it in another language
+    ("parental leave" for "Ouderschapsverlof", "part-time" for "Tempo parziale"): every word of its English
+    gloss, as a word of the text?"""
+    from engine.data.vocab import vocabulary
+
+    meaning = vocabulary().gloss(value)
+    if not meaning or meaning.casefold() == value.casefold():
+        return False
+    asked = set(_tokens(text))
+    words = [w for w in _tokens(meaning) if len(w) > 2 or w in ("hr",)]
+    return bool(words) and all(w in asked for w in words)
+
+
 def question_dates(text: str) -> list[str]:
     """The dates a date filter may compare with: those the text writes (2024-03-01), and a year it names as
     its first and last day. A date the text does not give (today's, the asker's hire date) is not offered."""
@@ -303,7 +317,8 @@ class SlotGrammar:
         # department") must be a condition: a model once wrote "Filter: none" and averaged the whole company.
         # (not a manager column: "What is Margaret Okafor's salary?" names a person, not her reports)
         named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
-                 for v in self.values[c] if self.question and names_value(v, self.question)]
+                 for v in self.values[c] if self.question and (names_value(v, self.question)
+                                                               or names_meaning(v, self.question))]
         must_name = len(named) == 1 and not must_compare and not self.grouping
         if self.numeric and (figures or not self.question):
             conds.append('numcol (" above " | " below " | " at least " | " at most " | " is ") number')
