@@ -1292,3 +1292,14 @@ def test_a_value_the_data_writes_in_another_language_is_the_filter_where_the_que
     assert names_meaning("Tempo parziale", "Chi di loro lavora part-time?")
     assert not names_meaning("Elternzeit", "Wer ist in Elternzeit?")  # (the value itself: names_value's)
     assert not names_meaning("Attivo", "Who is on leave this week?")
+
+
+def test_a_status_value_is_the_filter_where_the_question_names_the_one_word_no_other_value_has():
+    from engine.agent.slots import names_own_word
+
+    values = ["Active", "Active - Introductory", "Leave of Absence", "Terminated"]
+    assert [v for v in values if names_own_word(v, values, "Who is still in their introductory period?")] == \
+        ["Active - Introductory"]
+    assert not [v for v in values if names_own_word(v, values, "Who is active?")]  # (a word two values share)
+    leave = ["On Leave - Medical", "On Leave - Parental", "Active"]
+    assert not [v for v in leave if names_own_word(v, leave, "Who is on leave?")]

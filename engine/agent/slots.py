@@ -201,6 +201,14 @@ def names_meaning(value: str, text: str) -> bool:
     return bool(words) and all(w in asked for w in words)
 
 
+def names_own_word(value: str, values: list[str], text: str) -> bool:
+    """Does ``text`` name a word of ``value`` (six letters or more) that no other of ``values`` has
+    ("introductory" of "Active - Introductory", beside "Active" and "Active - Notice")?"""
+    asked = set(_tokens(text))
+    others = {w for v in values if v != value for w in _tokens(v)}
+    return any(len(w) >= 6 and w in asked and w not in others for w in _tokens(value))
+
+
 def question_dates(text: str) -> list[str]:
     """The dates a date filter may compare with: those the text writes (2024-03-01), and a year it names as
     its first and last day. A date the text does not give (today's, the asker's hire date) is not offered."""
@@ -319,6 +327,11 @@ class SlotGrammar:
         named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
                  for v in self.values[c] if self.question and (names_value(v, self.question)
                                                                or names_meaning(v, self.question))]
+        if not named and self.question:
+            # "Who is still in their introductory period?", the data's status "Active - Introductory": the one
+            # value of a status column with a word the question names that no other value of it has
+            named = [(c, v) for c in textcols if c in self.values and {"status", "employment_type"} & set(
+                self.table.columns[c].roles) for v in self.values[c] if names_own_word(v, self.values[c], self.question)]
         must_name = len(named) == 1 and not must_compare and not self.grouping
         if self.numeric and (figures or not self.question):
             conds.append('numcol (" above " | " below " | " at least " | " at most " | " is ") number')
