@@ -1303,3 +1303,27 @@ def test_a_status_value_is_the_filter_where_the_question_names_the_one_word_no_o
     assert not [v for v in values if names_own_word(v, values, "Who is active?")]  # (a word two values share)
     leave = ["On Leave - Medical", "On Leave - Parental", "Active"]
     assert not [v for v in leave if names_own_word(v, leave, "Who is on leave?")]
+
+
+def test_who_works_part_time_where_no_column_says_so_is_fewer_hours_than_the_usual_week():
+    from engine.data.access import make_viewer
+    from engine.data.employees import table_from_rows
+    from engine.agent.slots import SlotGrammar
+
+    rows = [["Emp Code", "Name", "Dept", "Sched Hrs/Wk", "Emp Status", "Manager"]] + [
+        [f"E{i}", f"Person {chr(64 + i)} Test", "Ops", "24" if i in (3, 5) else "40", "Active",
+         "" if i == 1 else "Person A Test"] for i in range(1, 9)]
+    table = table_from_rows(rows, "t.csv", "t.csv")
+    viewer = make_viewer(table, "Person A Test")
+
+    def query(question: str, slots: str):
+        grammar = SlotGrammar(table, viewer, question=question, scope="my direct reports")
+        return grammar, grammar.parse(slots)
+
+    grammar, q = query("On my team, who works part-time?", 'my direct reports\nFilter: "Sched Hrs/Wk" below 40\n'
+                                                           'Result: names\n')
+    assert 'filter ::= "\\"Sched Hrs/Wk\\" below 40"' in grammar.grammar() and q.filters == [("Sched Hrs/Wk", "below", "40")]
+    assert 'filter ::= "\\"Sched Hrs/Wk\\" below 40"' in SlotGrammar(table, viewer, question="Chi lavora a tempo parziale?",
+                                                                     scope="my direct reports").grammar()
+    assert 'at least 40"' in SlotGrammar(table, viewer, question="Who works full-time?").grammar()
+    assert 'filter ::= "none"' in SlotGrammar(table, viewer, question="Who works here?").grammar()

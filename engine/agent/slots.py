@@ -333,6 +333,8 @@ class SlotGrammar:
             named = [(c, v) for c in textcols if c in self.values and {"status", "employment_type"} & set(
                 self.table.columns[c].roles) for v in self.values[c] if names_own_word(v, self.values[c], self.question)]
         must_name = len(named) == 1 and not must_compare and not self.grouping
+        # "Who on my team works part-time?" where no column says so: fewer hours than the data's usual week
+        week = "" if must_compare or must_name or named else self._week_condition()
         if self.numeric and (figures or not self.question):
             conds.append('numcol (" above " | " below " | " at least " | " at most " | " is ") number')
         dates = question_dates(self.mentions) if self.mentions else []
@@ -361,6 +363,7 @@ class SlotGrammar:
             # (nothing to filter on that the question mentions: "none" is the only filter)
             ('filter ::= (cond " and ")? numcond (" and " cond)?' if must_compare else
              'filter ::= namedcond (" and " cond)?' if must_name else
+             f'filter ::= {_lit(week)} (" and " cond)?' if week else
              'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else "")),
             *([f'namedcond ::= {_lit(_q(named[0][0]))} (" is " | " is not ") {_lit(_q(named[0][1]))}']
               if must_name else []),
@@ -380,6 +383,29 @@ class SlotGrammar:
             'top ::= [1-9] | "10"',
         ]
         return "\n".join(rules) + "\n"
+
+    def _week_condition(self) -> str:
+        """'"Sched Hrs/Wk" below 40' where the question asks who works part-time (full-time: 'at least 40'),
+        no column of the data says it, and the data's usual full week is known; "" else."""
+        from engine.data.profile import usual_week
+        from engine.data.vocab import vocabulary
+
+        hours = self.table.role("weekly_hours")
+        kind = self.table.role("employment_type")
+        if not self.question or not hours or hours not in self.numeric or (kind and kind in self.values):
+            return ""
+        asked = f" {' '.join(_tokens(self.question))} "
+        glosses = vocabulary().glosses
+
+        def names(meaning: str) -> bool:
+            words = {meaning, meaning.replace("-", " "), meaning.replace("-", "")} | \
+                {k for k, g in glosses.items() if g == meaning}
+            return any(f" {' '.join(_tokens(w))} " in asked for w in words if _tokens(w))
+
+        part, full = names("part-time"), names("full-time")
+        if part == full or (week := usual_week(self.table, self.viewer)) is None:
+            return ""
+        return f'"{hours}" {"below" if part else "at least"} {week:g}'
 
     def _role_words(self) -> dict[str, list[str]]:
         """Each number column's role in English header phrases ("AL Bal (hrs)": "vacation", "annual leave", …)."""
