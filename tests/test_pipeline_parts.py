@@ -214,7 +214,7 @@ def test_a_ranking_offers_only_the_columns_the_question_names_and_a_filter_only_
     grammar = SlotGrammar(clinic, manager, question="Which of my direct reports has the fewest PTO hours left?").grammar()
     rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines())
     assert rules["rankcol"] == '"\\"PTO Balance (hrs)\\""' and '"lowest"' in grammar and '"highest"' not in grammar
-    assert "numcol (" not in rules["cond"]  # no figure in the question: no numeric filter to invent
+    assert "numcol (" not in rules.get("cond", "")  # no figure in the question: no numeric filter to invent
     hr = make_viewer(clinic, "Teresa Kowalczyk")
     rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(
         clinic, hr, question="Who has more than 100 PTO hours?").grammar().splitlines())

@@ -1327,3 +1327,20 @@ def test_who_works_part_time_where_no_column_says_so_is_fewer_hours_than_the_usu
                                                                      scope="my direct reports").grammar()
     assert 'at least 40"' in SlotGrammar(table, viewer, question="Who works full-time?").grammar()
     assert 'filter ::= "none"' in SlotGrammar(table, viewer, question="Who works here?").grammar()
+
+
+def test_a_column_not_everyone_reads_offers_only_the_values_of_rows_the_asker_reads(tools):
+    from engine.agent.slots import SlotGrammar
+    from engine.data.access import make_viewer
+    from engine.tools.employee_data import EmployeeDataTool
+
+    table = tools.of(EmployeeDataTool).table
+    status = table.role("status") or "employment_status"
+    for user in ("Pedro Alves", "Søren Dahl"):
+        viewer = make_viewer(table, user)
+        assert not viewer.can_read(status, list(table.df.index))
+        offered = set(SlotGrammar(table, viewer, question="Who is on probation?").values.get(status, []))
+        readable = {table.df.at[r, status] for r in viewer.visible_rows}
+        assert offered and offered <= readable  # (never a value only rows they may not read hold)
+    everyone = set(table.df[status])
+    assert set(SlotGrammar(table, make_viewer(table, "Pedro Alves")).values[status]) < everyone

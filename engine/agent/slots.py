@@ -187,14 +187,15 @@ def names_value(value: str, text: str) -> bool:
     return all(w in asked or (len(w) >= 5 and any(len(a) >= 5 and a[:5] == w[:5] for a in asked)) for w in words)
 
 
-def names_meaning(value: str, text: str) -> bool:
+def names_meaning(value: str, text: str, itself: bool = False) -> bool:
     """Does ``text`` name what the column value means, where the data writes it in another language
     ("parental leave" for "Ouderschapsverlof", "part-time" for "Tempo parziale"): every word of its English
-    gloss, as a word of the text?"""
+    gloss, as a word of the text? With ``itself`` (a status or a kind of contract, never a department such
+    as "People"), a value with no gloss is its own meaning, in any case ("Part-time" in "lavora part-time")."""
     from engine.data.vocab import vocabulary
 
-    meaning = vocabulary().gloss(value)
-    if not meaning or meaning.casefold() == value.casefold():
+    meaning = vocabulary().gloss(value) or (value if itself else "")
+    if not meaning or meaning.casefold() == value.casefold() and not itself:
         return False
     asked = set(_tokens(text))
     words = [w for w in _tokens(meaning) if len(w) > 2 or w in ("hr",)]
@@ -254,10 +255,14 @@ class SlotGrammar:
         self.dates = [c for c, col in table.columns.items() if col.dtype == "date"]
         all_rows = list(table.df.index)
         self.values: dict[str, list[str]] = {}
+        mine = sorted(viewer.visible_rows)
         for c in self.text:
-            if c == self.name_col or not viewer.can_read(c, all_rows):
-                continue  # a name is free text; a column the person may not read offers no values
-            distinct = [str(v) for v in dict.fromkeys(table.df[c]) if isinstance(v, str) and v.strip()]
+            if c == self.name_col:
+                continue  # a name is free text
+            # A column the person may not read on every row offers the values of the rows they may read (their
+            # own and their reports': a manager's "which of them is on parental leave?"), never anyone else's.
+            rows = all_rows if viewer.can_read(c, all_rows) else mine if mine and viewer.can_read(c, mine) else []
+            distinct = [str(v) for v in dict.fromkeys(table.df[c].loc[rows]) if isinstance(v, str) and v.strip()]
             if 0 < len(distinct) <= MAX_VALUES:
                 self.values[c] = sorted(distinct)
 
@@ -324,9 +329,10 @@ class SlotGrammar:
         # The one value of the data the question itself names ("the average base salary in the Comercial
         # department") must be a condition: a model once wrote "Filter: none" and averaged the whole company.
         # (not a manager column: "What is Margaret Okafor's salary?" names a person, not her reports)
+        kinds = {c for c in textcols if {"status", "employment_type"} & set(self.table.columns[c].roles)}
         named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
                  for v in self.values[c] if self.question and (names_value(v, self.question)
-                                                               or names_meaning(v, self.question))]
+                                                               or names_meaning(v, self.question, c in kinds))]
         if not named and self.question:
             # "Who is still in their introductory period?", the data's status "Active - Introductory": the one
             # value of a status column with a word the question names that no other value of it has
