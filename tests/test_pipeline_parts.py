@@ -258,6 +258,13 @@ def test_a_calculation_may_use_the_contexts_numbers_and_percentages_as_fractions
 
 def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):
     from engine.agent.routed import _answer_grammar
+    from engine.data.employees import table_from_rows
+
+    _no_type = table_from_rows([["Emp Code", "Name", "Sched Hrs/Wk", "Manager"]] + [
+        [f"E{i}", f"Person {chr(64 + i)} Test", "24" if i == 3 else "40", "" if i == 1 else "Person A Test"]
+        for i in range(1, 9)], "t.csv", "t.csv")
+    assert 'filter ::= "\\"Sched Hrs/Wk\\" below 40"\n' in SlotGrammar(
+        _no_type, make_viewer(_no_type, "Person A Test"), question="Who works part-time?").grammar()
 
     grammars = [
         code_grammar([Variable("annual_salary", 54000), Variable("asked_days", 3)], ["260 working days"]),
@@ -267,6 +274,11 @@ def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):
         SlotGrammar(clinic, make_viewer(clinic, "Marcus Oyelaran"), question="Who has the most PTO hours?").grammar(),
         Router.grammar(["policy", "policy_me", "my_data"]),
         _answer_grammar({"14", "3"}, 4, 3),
+        # a condition code forces, with no other to add: "Part-Time" named; fewer hours than the usual week
+        SlotGrammar(clinic, make_viewer(clinic, "Bradley Nguyen"), question="Who works part-time?", grouping=False,
+                    scope="my direct reports").grammar(),
+        SlotGrammar(_no_type, make_viewer(_no_type, "Person A Test"), question="Who works part-time?",
+                    scope="my direct reports").grammar(),
     ]
     for grammar in grammars:
         tiny_backend._grammar_sampler(grammar)  # raises SetupError if llama.cpp rejects it

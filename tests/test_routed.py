@@ -448,6 +448,12 @@ def test_the_row_that_applies_is_stated_by_code_only_when_it_is_the_one_nearest_
     # the row that applies is not the nearest unit (it was moved up for being about the person), or two apply,
     # or it is running text: the model reads them as before
     assert applying_row(Part("q", passages=passages, picked=[kin[0], tiers[1]], applies={"1b": service})) == ""
+    # a row of a two-way table (a cell per range of service) is the model's to read with the sentences beside it
+    grid = [Unit("4a", "Level: Levels 3–4; Up to 5 years of service: 20 days; More than 5 and up to 10 years: 30 days; "
+                       "More than 10 years: 45 days", 4)]
+    part = Part("How many days' notice must I give?", passages=[Passage(4, "h.md", "Notice", "line 3", grid)],
+                picked=grid, applies={"4a": "your Livello: 3; with 9 full years and 8 months of service: 30 days"})
+    assert applying_row(part) == ""
     assert applying_row(Part("q", passages=passages, picked=tiers, applies={"1b": service, "1c": service})) == ""
     prose = Unit("3a", "Employees with five or more years of service accrue 2 days per month.", 3)
     assert applying_row(Part("q", passages=passages, picked=[prose], applies={"3a": service})) == ""

@@ -276,6 +276,11 @@ def _range_cells(cells: list[tuple[str, str]]) -> list[tuple[str, str, tuple]]:
     return out
 
 
+def two_way_row(text: str) -> bool:
+    """Whether ``text`` is a row of a two-way table: a key cell, then a column per range of service."""
+    return len(_range_cells(_cells(text))) >= 2
+
+
 def service_cell(text: str, service: Figure | None) -> tuple[str, str] | None:
     """In a row of a two-way table (a key cell, then one column per range of service), the cell of the
     person's service: (its header, its value); None where the row is no such row or no single cell holds."""
@@ -362,7 +367,7 @@ def mark_units(units, heading_of, question: str, service: Figure | None, job: st
                     if u.label in rows and u is not named[0] and verdicts[u.label][0] != "applies":
                         verdicts[u.label] = ("not", "")
         _highest_band_only(siblings, rows, verdicts)
-        two_way = [u for u in siblings if u.label in rows and len(_range_cells(_cells(u.text))) >= 2]
+        two_way = [u for u in siblings if u.label in rows and two_way_row(u.text)]
         if len(two_way) >= 2:
             # (every row has every range of service: the person's service says which cell, not which row)
             for u in two_way:

@@ -42,10 +42,14 @@ def applying_row(part: Part, language: str = "en") -> str:
     nearest the question ("For you (4 full years and 5 months of service), the policy says: 2 to 5
     years of service: 2 months [1]."), else "". A small model given the marked row still wrote the
     row's range as the answer ("a notice period of 2 to 5 years of service")."""
-    from engine.agent.applies import is_row, question_relative
+    from engine.agent.applies import is_row, question_relative, two_way_row
 
     rows = [u for u in part.picked if u.label in part.applies and is_row(u.text)]
     if len(rows) != 1 or not part.picked or part.picked[0] is not rows[0]:
+        return ""
+    if two_way_row(rows[0].text):
+        # (a row by grade with a cell per range of service: the cell is one figure of several, and a sentence
+        # beside the table may change it, "half of the period in the table" for a resignation: the model's)
         return ""
     unit, why = rows[0], part.applies[rows[0].label]
     if why == question_relative(part.text):

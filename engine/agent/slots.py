@@ -363,13 +363,16 @@ class SlotGrammar:
         elif self.numeric:
             aggregates = '("average" | "total" | "median" | ' + (ends if direction else '"highest" | "lowest"') + ")"
             results += [f'{aggregates} " of " rankcol{per}', f'"the " top " with the " {ends} " " rankcol']
+        more = ' (" and " cond)?' if conds else ""
         rules = [
             'root ::= scope "\\nFilter: " filter "\\nResult: " result "\\n"',
             "scope ::= " + " | ".join(scopes),
             # (nothing to filter on that the question mentions: "none" is the only filter)
-            ('filter ::= (cond " and ")? numcond (" and " cond)?' if must_compare else
-             'filter ::= namedcond (" and " cond)?' if must_name else
-             f'filter ::= {_lit(week)} (" and " cond)?' if week else
+            # (a forced condition, and another only where the grammar has one: "cond" undefined fails to parse)
+            ('filter ::= (cond " and ")? numcond (" and " cond)?' if must_compare and conds else
+             'filter ::= numcond' if must_compare else
+             'filter ::= namedcond' + more if must_name else
+             f'filter ::= {_lit(week)}' + more if week else
              'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else "")),
             *([f'namedcond ::= {_lit(_q(named[0][0]))} (" is " | " is not ") {_lit(_q(named[0][1]))}']
               if must_name else []),
