@@ -81,6 +81,10 @@ class Calculating(Stage):
         # (a rate the answer names rests on the sentence that defines it: "your hourly rate of 19.35 (34056 / 1760)")
         rules += [u for u in view.defining([v.name for v in settled.variables]) if u.label not in {r.label for r in rules}]
         original = {u.label: u for p in part.passages for u in p.units}
+        # (a rule read from the passages beyond the offered sentences, the Saturday row of a table, is one of the
+        # part's sentences: its figures are the answer's sources, and it is quoted)
+        picked = {u.label for u in part.picked}
+        part.picked += [original.get(u.label, u) for u in rules if u.label not in picked]
         if not settled.code:  # a rule that answers by itself (a window it forbids): no figure to work out
             self.trace.checks.append(f"part {part.number}: {settled.check}: said by code ({settled.reader})")
             part.decided_by = [original.get(u.label, u) for u in rules]
