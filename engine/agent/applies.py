@@ -94,7 +94,7 @@ class Figure:
 
 def question_figures(question: str) -> list[Figure]:
     """Quantities the question states with a unit ("a 4-day request", "10 hours")."""
-    out = []
+    out: list[Figure] = []
     # "a 4-day request", "10 vacation days", "5 hours of overtime": the unit may follow a word or two later.
     # "5 of my vacation days": the figure counts the days the words after "of" name.
     for m in re.finditer(rf"\b{_NUM}[\s-]+(?:of\s+(?:my|the|your|our|his|her|their|those|these)\s+)?"

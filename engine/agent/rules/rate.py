@@ -34,15 +34,17 @@ class DefinedRate(Reader):
             # (made from a month's pay the handbook makes from the person's yearly pay: "/ 14 / 173")
             if d.via and asks.has(f"rate_terms.{d.per}", view.text):
                 rules = view.defining([d.name])
-                u = next((u for u in rules if any(x.per == d.per for x in rate_definitions(u.text, view.weekly_hours))),
-                         None)
-                if u is not None:
-                    return self._settled(view, d, u, [r for r in rules if r is not u])
+                rule = next((u for u in rules if any(x.per == d.per for x in rate_definitions(u.text, view.weekly_hours))),
+                            None)
+                if rule is not None:
+                    return self._settled(view, d, rule, [r for r in rules if r is not rule])
         return None
 
     def _settled(self, view: View, d, u, also: list) -> Settled:
         asks = view.words
-        variables, steps = [view.pay], []
+        assert view.pay is not None  # (read() returns before, without pay)
+        variables: list[Variable] = [view.pay]
+        steps: list[str] = []
         for i, (op, v) in enumerate(d.steps):
             if d.over_hours is not None and i == len(d.steps) - 1:  # the person's hours, by name
                 variables.append(Variable("weekly_hours", d.over_hours, "hours a week, from your record"))
