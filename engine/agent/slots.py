@@ -153,6 +153,10 @@ def mentioned(value: str, text: str) -> bool:
     asked = _tokens(text)
     if not words or not asked:
         return False
+    short = value.strip()
+    if len(short) <= 3 and short.isupper():
+        # "IT", "HR": only as the data writes it ("the system has approved it" names no IT team)
+        return bool(re.search(rf"(?<!\w){re.escape(short)}(?!\w)", text))
 
     def seen(word: str) -> bool:
         if len(word) <= 3:
