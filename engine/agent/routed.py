@@ -72,7 +72,7 @@ from engine.agent.memory import Memory
 from engine.agent.sentences import approve_words, part_split, people_words, say, self_words, team_words
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
-from engine.agent.rates import applies_to, for_pay, rate_definition, rate_definitions
+from engine.agent.rates import applies_to, rate_definition
 from engine.agent.route_check import COMBINE, checked_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
@@ -687,40 +687,6 @@ class _Turn(Calculating, LookingUp):
             self.memory.passages[key(hit)] = passage
         return pairs
 
-    def _definition_hits(self, part: Part, search) -> list:
-        """Where the passages found for a calculation name a rate ("125 % of the hourly rate") that none of
-        them defines from the person's kind of pay, the handbook's passage that does ("The hourly rate is the
-        monthly salary divided by 4.33 times the contractual weekly hours", in another section). A question
-        about overtime pay finds the overtime section, and the rate's definition ranks below it."""
-        period = self._pay_period()
-        hours = self._weekly_hours()
-        texts = [u.text for p in part.passages for u in p.units]
-
-        def defined(texts: list[str]) -> list:
-            return for_pay([d for t in texts for d in rate_definitions(t, hours)], period)
-
-        if not period or any(d.per != "month" for d in defined(texts)):
-            return []
-        # (the rate the rule or the question names: "What is my hourly rate?" against a French handbook)
-        named = next(((per, m.group(0)) for per in ("hour", "day", "week") for t in [*texts, part.text]
-                      if (m := in_any_language(f"rate_terms.{per}").search(t))), None)
-        if named is None:
-            return []
-        per, term = named
-        # (a rate made from a month's pay, for someone paid by the year: made through the handbook's month)
-        monthly = period == "year"
-        found = [d for t in texts for d in rate_definitions(t, hours) if d.per == per and d.base == "month" and monthly]
-        hits = [] if found else \
-            [h for h in search.index.search(f"how the {term} is worked out from the salary", k=2 * search.k)
-             if any(d.per == per and (applies_to(d, period) or monthly and d.base == "month")
-                    for d in rate_definitions(h.text, hours))][:1]
-        if monthly and not any(d.per == per for d in defined([*texts, *(h.text for h in hits)])):
-            # "paid in 14 equal monthly instalments", in the section on salary
-            hits += [h for h in search.index.search("the annual salary is paid in monthly instalments; the monthly "
-                                                    "salary is the annual salary divided by", k=2 * search.k)
-                     if any(d.per == "month" and d.base == "year" for d in rate_definitions(h.text, hours))][:1]
-        return hits
-
     def _about_me(self, part: Part) -> str:
         """Why a policy question the asker asks of themselves ("How much notice do I have to give?") is
         the policy applied to them: a row of what was found holds by their length of service or names their
@@ -873,20 +839,6 @@ class _Turn(Calculating, LookingUp):
             if not told:
                 self.tell(said)
 
-    def _record_keys(self) -> dict[str, tuple[str, str]]:
-        """The person's own values of the record's columns a table's rows may be keyed by (role -> (label,
-        value)): their grade, department, site, kind of contract and job."""
-        data = self.agent.tools.of(EmployeeDataTool)
-        if data is None:
-            return {}
-        out = {}
-        for role in ("grade", "department", "site", "employment_type", "job_title"):
-            column = data.table.role(role)
-            fact = next((f for f in self.agent.profile.facts if column and f.column == column), None)
-            if fact is not None and fact.value:
-                out[role] = (fact.label, fact.value)
-        return out
-
     def _share(self, part: Part) -> str:
         """The person's share of a full-time week as a calculation over declared names ("scheduled_hours_week /
         full_time_hours_per_week", or "fte"); "" where the record does not give it."""
@@ -894,11 +846,10 @@ class _Turn(Calculating, LookingUp):
         if data is None:
             return ""
         self.memory.declared = variables = self._variables(part)
-        profile = self.agent.profile
         known = {v.name for v in variables}
 
-        def declared(column: str | None) -> str:
-            fact = next((f for f in profile.facts if column and f.column == column), None)
+        def declared(role: str) -> str:
+            fact = self._own_fact(role)
             if fact is None:
                 return ""
             try:
@@ -910,10 +861,10 @@ class _Turn(Calculating, LookingUp):
                 variables.append(Variable(name, value, fact.label))
             return name
 
-        hours = declared(data.table.role("weekly_hours"))
+        hours = declared("weekly_hours")
         if hours and "full_time_hours_per_week" in known:
             return f"{hours} / full_time_hours_per_week"
-        fte = declared(data.table.role("fte"))
+        fte = declared("fte")
         from engine.data.profile import fte_in_percent
 
         # (a share in percent, "Pensum (%)" 80: the calculation divides it by 100, a figure every reader knows)
@@ -1069,9 +1020,7 @@ class _Turn(Calculating, LookingUp):
         if approve_words().search(part.text):
             # "Can you approve it for me?": the assistant approves nothing, and nobody their own request. Code says
             # so (a model quoted who approves, and once wrote "it is approved").
-            data = a.tools.of(EmployeeDataTool)
-            column = data.table.role("manager") if data is not None else None
-            manager = next((f.value for f in a.profile.facts if column and f.column == column), "")
+            manager = fact.value if (fact := self._own_fact("manager")) is not None else ""
             who = say("your_manager_named", self.language, name=manager) if manager else say("your_manager", self.language)
             self.trace.checks.append(f"part {part.number}: asks me to approve: refused by code")
             text = say("no_approval", self.language, who=who)

@@ -21,8 +21,9 @@ from engine.agent.evidence import Unit
 from engine.agent.grounding import normalise_number, number_forms, numbers_in
 from engine.agent.stage import Stage
 from engine.agent.slots import SLOT_TOKENS
-from engine.agent.rates import for_pay, pay_period_of, rate_definition
+from engine.agent.rates import applies_to, for_pay, pay_period_of, rate_definition, rate_definitions
 from engine.agent.rules.base import PAY_NAMES, Settled, View
+from engine.agent.rules.words import in_any_language
 from engine.agent.steps import Step
 from engine.agent.units import RATE_BASED, answer_problem, culprits, line_problem, pay_ceiling, unit_of
 from engine.errors import HRAssistantError, ToolInputError
@@ -216,13 +217,55 @@ class Calculating(Stage):
         found = for_pay([d for u in offered if (d := rate_definition(u.text)) is not None], period)
         return list({d.name: d for d in found}.values())
 
+    def _definition_hits(self, part: "Part", search) -> list:
+        """Where the passages found for a calculation name a rate ("125 % of the hourly rate") that none of
+        them defines from the person's kind of pay, the handbook's passage that does ("The hourly rate is the
+        monthly salary divided by 4.33 times the contractual weekly hours", in another section). A question
+        about overtime pay finds the overtime section, and the rate's definition ranks below it."""
+        period = self._pay_period()
+        hours = self._weekly_hours()
+        texts = [u.text for p in part.passages for u in p.units]
+        said = [d for t in texts for d in rate_definitions(t, hours)]
+        if not period or any(d.per != "month" for d in for_pay(said, period)):
+            return []
+        # (the rate the rule or the question names: "What is my hourly rate?" against a French handbook)
+        named = next(((per, m.group(0)) for per in ("hour", "day", "week") for t in [*texts, part.text]
+                      if (m := in_any_language(f"rate_terms.{per}").search(t))), None)
+        if named is None:
+            return []
+        per, term = named
+        # (a rate made from a month's pay, for someone paid by the year: made through the handbook's month)
+        monthly = period == "year"
+        found = [d for d in said if d.per == per and d.base == "month" and monthly]
+        hits = [] if found else \
+            [h for h in search.index.search(f"how the {term} is worked out from the salary", k=2 * search.k)
+             if any(d.per == per and (applies_to(d, period) or monthly and d.base == "month")
+                    for d in rate_definitions(h.text, hours))][:1]
+        more = [d for h in hits for d in rate_definitions(h.text, hours)]
+        if monthly and not any(d.per == per for d in for_pay(said + more, period)):
+            # "paid in 14 equal monthly instalments", in the section on salary
+            hits += [h for h in search.index.search("the annual salary is paid in monthly instalments; the monthly "
+                                                    "salary is the annual salary divided by", k=2 * search.k)
+                     if any(d.per == "month" and d.base == "year" for d in rate_definitions(h.text, hours))][:1]
+        return hits
+
+    def _record_keys(self) -> dict[str, tuple[str, str]]:
+        """The person's own values of the record's columns a table's rows may be keyed by (role -> (label,
+        value)): their grade, department, site, kind of contract and job."""
+        return {role: (fact.label, fact.value) for role in ("grade", "department", "site", "employment_type", "job_title")
+                if (fact := self._own_fact(role)) is not None and fact.value}
+
+    def _own_fact(self, role: str):
+        """The line of the person's record from the column with ``role``, or None."""
+        data = self.agent.tools.of(EmployeeDataTool)
+        column = data.table.role(role) if data is not None else None
+        return next((f for f in self.agent.profile.facts if column and f.column == column), None)
+
     def _weekly_hours(self) -> float | None:
         """The person's contractual hours a week, where the record has them."""
-        data = self.agent.tools.of(EmployeeDataTool)
-        column = data.table.role("weekly_hours") if data is not None else None
-        weekly = next((f.value for f in self.agent.profile.facts if column and f.column == column), None)
+        fact = self._own_fact("weekly_hours")
         try:
-            return float(weekly) if weekly is not None else None
+            return float(fact.value) if fact is not None else None
         except ValueError:
             return None
 
