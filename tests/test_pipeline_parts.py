@@ -637,7 +637,11 @@ def test_a_question_in_another_language_is_split_where_its_next_part_opens(quest
     ("¿Cuál es el salario medio del departamento de enfermería?", "average"),
     ("Wie hoch ist das Durchschnittsgehalt in der Pflege?", "average"),
     ("Quel est le salaire moyen des infirmiers ?", "average"),
-    ("How many people earn more than the average?", ""),  # a count asked wins
+    ("How many people earn more than the average?", "count"),  # a count of people asked wins
+    ("What's our total headcount?", "count"),  # people counted, not a column's total
+    ("Wie viele Mitarbeiter haben wir insgesamt?", "count"),
+    ("What's the average hourly pay rate of the people who report to me?", "average"),  # "who" of a clause
+    ("Quel est le salaire moyen des personnes qui travaillent à Lyon ?", "average"),
     ("Who has the highest pay rate?", "names"),
     ("¿Cuántos trabajan a media jornada?", ""),
     ("Who is currently on parental leave?", "names"),
@@ -656,6 +660,8 @@ def test_a_data_question_that_asks_for_an_average_gets_only_that_result(clinic, 
     if asked == "names":  # who: the people, or the top of a ranking, never a count
         assert '"names"' in result and '"count' not in result and '"average"' not in result
         assert '"the " top' in result
+    elif asked == "count":
+        assert '"count"' in result and '"names"' not in result and "average" not in result and "total" not in result
     elif asked:
         assert f'"{asked} of "' in result and '"count"' not in result and '"names"' not in result
     else:
@@ -766,3 +772,34 @@ def test_a_two_way_table_takes_the_row_of_the_persons_grade_and_the_cell_of_thei
     assert mark_units(units, lambda u: "", "How much notice must I give?", service) == ({}, set())
     assert mark_units(units, lambda u: "", "How much notice must I give?", service,
                       record={"department": ("Reparto", "Produzione")}) == ({}, set())
+
+
+@pytest.mark.parametrize("question, order", [
+    ("Who has been with the company the longest?", "earliest"),
+    ("Who is our longest-serving employee?", "earliest"),
+    ("Wer ist am längsten im Unternehmen?", "earliest"),
+    ("¿Quién tiene más antigüedad?", "earliest"),
+    ("Who is our newest hire?", "latest"),
+    ("Qui a été embauché le plus récemment ?", "latest"),
+    ("Who has the most PTO?", ""),
+])
+def test_who_has_been_here_the_longest_ranks_by_the_hire_date(clinic, question, order):
+    """"Who has been with the company the longest?" once got every name, and the model wrote a length of
+    service of its own ("18 full years and 18 months"): the ranking is by the hire date, the first hired."""
+    from engine.agent.sentences import asked_tenure
+
+    assert asked_tenure(question) == order
+    hr = make_viewer(clinic, "Marcus Oyelaran")
+    slots = SlotGrammar(clinic, hr, question=question)
+    result = next(line for line in slots.grammar().splitlines() if line.startswith("result ::="))
+    if not order:
+        assert "earliest" not in result and "latest" not in result
+        return
+    assert result == f'result ::= "the " top " with the {order} " "\\"Hire Date\\""'
+    query = slots.parse(f'everyone\nFilter: none\nResult: the 1 with the {order} "Hire Date"\n')
+    assert query.dated and query.describe().endswith(f'the 1 with the {order} "Hire Date"')
+    frame = run_query(slots.compile(query), clinic, hr, TODAY).value
+    hired = sorted(clinic.df["Hire Date"].dropna())
+    assert frame.iloc[0, -1] == (hired[0] if order == "earliest" else hired[-1])
+    if order == "earliest":
+        assert frame.iloc[0, 0] == "Dolores Whitfield"

@@ -16,8 +16,8 @@ def _shape(result, query) -> tuple[str, str]:
         cols = data["columns"]
         lines = ["| " + " | ".join(cols) + " |"] + ["| " + " | ".join(_cell(v) for v in r) + " |" for r in rows]
         who = ", ".join(str(r[0]) for r in rows) if len(rows) <= 3 else ""
-        order = "highest" if query.highest else "lowest"
-        return f"{len(rows)} row{'s' if len(rows) != 1 else ''}, {order} {query.columns[0]} first:\n" + "\n".join(lines), who
+        head = f"{len(rows)} row{'s' if len(rows) != 1 else ''}, {query.order} {query.columns[0]} first:\n"
+        return head + "\n".join(lines), who
     if query.result == "names" and data.get("rows") and len(data["rows"]) <= 12:
         return result.text, ", ".join(str(r[0]) for r in data["rows"])
     if "value" in data and not isinstance(data.get("value"), list):
@@ -43,7 +43,7 @@ def _summary(query, result, text: str, value: str) -> str:
     if query.result == "top" and rows:
         top = cut_ties(rows, max(1, query.top))
         who = "; ".join(f"{r[0]} ({_cell(r[-1])})" for r in top[:6])
-        return f"{'Highest' if query.highest else 'Lowest'} {query.columns[0]}: {who}."
+        return f"{query.order.capitalize()} {query.columns[0]}: {who}."
     if query.result in ("average", "total", "highest", "lowest", "median") and value and not query.by:
         return f"The {query.result} of {query.columns[0]} is {value}."
     if (query.result == "count per" or query.by) and len(rows) > 1:

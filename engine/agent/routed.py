@@ -77,7 +77,7 @@ from engine.agent.route_check import COMBINE, checked_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
 from engine.agent.rules.words import in_any_language
-from engine.agent.slots import SLOT_TOKENS, SlotGrammar, mentioned
+from engine.agent.slots import SLOT_TOKENS, SlotGrammar, SlotQuery, mentioned
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
 from engine.agent.stage_data import DATA_KINDS, LookingUp
 from engine.agent.steps import (
@@ -220,6 +220,7 @@ class Part:
     variables: list[Variable] = field(default_factory=list)  # the figures its calculation named
     data: str = ""  # the data query's result, as the model read it
     data_value: str = ""  # a single figure or name the data gave
+    query: SlotQuery | None = None  # the data query's slots, where the part queried the data
     denied: str = ""
     used_record: bool = False
     applies: dict[str, str] = field(default_factory=dict)  # offered sentences code found to apply, and why

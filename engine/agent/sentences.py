@@ -90,15 +90,34 @@ def probation_end_words() -> dict[str, re.Pattern]:
 
 def asked_aggregate(question: str) -> str:
     """"average", "total" or "median" where a data question asks for that of a figure, "names" where it asks
-    who and not how many ("Wer ist in Elternzeit?"), "" else (a count or names asked win over an aggregate:
+    who and not how many ("Wer ist in Elternzeit?"), "count" where it asks how many people ("our headcount"),
+    "" else (a count or names asked win over an aggregate:
     "How many people earn more than the average?")."""
     words = aggregate_words()
+    if "relative" in words:  # ("the people who report to me": no question of who)
+        question = words["relative"].sub(" ", question)
     if "names" in words and words["names"].search(question) and not ("number" in words and
                                                                       words["number"].search(question)):
         return "names"
+    if "headcount" in words and words["headcount"].search(question):
+        return "count"
     if "count" in words and words["count"].search(question):
         return ""
     return next((kind for kind in ("average", "median", "total") if kind in words and words[kind].search(question)), "")
+
+
+@functools.lru_cache(maxsize=None)
+def _tenure_words() -> dict[str, re.Pattern]:
+    return {key: _phrases(p for code in languages() for p in _file(code).get("tenure", {}).get(key, ()))
+            for key in ("earliest", "latest")}
+
+
+def asked_tenure(question: str) -> str:
+    """"earliest" where a data question ranks people by how long they have been here ("who has been with
+    the company the longest"), "latest" where it asks for the newest, "" else (``[tenure]`` words)."""
+    words = _tenure_words()
+    early, late = bool(words["earliest"].search(question)), bool(words["latest"].search(question))
+    return "earliest" if early and not late else "latest" if late and not early else ""
 
 
 def languages() -> list[str]:

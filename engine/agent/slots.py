@@ -20,7 +20,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from engine.agent.sentences import asked_aggregate
+from engine.agent.sentences import asked_aggregate, asked_tenure
 from engine.data.access import manager_keys
 from engine.data.employees import normalise_name, unsort_name
 from engine.errors import ToolInputError
@@ -118,18 +118,25 @@ class SlotQuery:
     by: str = ""  # the group column of a "per" result
     top: int = 0
     highest: bool = True
+    dated: bool = False  # a ranking by a date (the hire date): earliest or latest first
+
+    @property
+    def order(self) -> str:
+        """Which end of a ranking comes first, in words ("highest", or "earliest" for a date)."""
+        if self.dated:
+            return "latest" if self.highest else "earliest"
+        return "highest" if self.highest else "lowest"
 
     def describe(self) -> str:
         """The slots as the model wrote them (the trace shows this line)."""
         parts = [f"Rows: {self.rows}"]
-        parts.append("Filter: " + (" and ".join(f'{_q(c)} {op} {v if op == "is one of" or _numeric(v) else _q(v)}'
-                                            for c, op, v in self.filters) or "none"))
+        parts.append("Filter: " + (filter_text(self.filters) or "none"))
         parts.append("Result: " + self._result_words())
         return "; ".join(parts)
 
     def _result_words(self) -> str:
         if self.result == "top":
-            return f"the {self.top} with the {'highest' if self.highest else 'lowest'} {_q(self.columns[0])}"
+            return f"the {self.top} with the {self.order} {_q(self.columns[0])}"
         if self.result == "list":
             return "list of " + ", ".join(_q(c) for c in self.columns)
         if self.result == "count per":
@@ -137,6 +144,11 @@ class SlotQuery:
         if self.result in AGGREGATES:
             return f"{self.result} of {_q(self.columns[0])}" + (f" per {_q(self.by)}" if self.by else "")
         return self.result
+
+
+def filter_text(filters: list[tuple[str, str, str]]) -> str:
+    """Conditions as the Filter slot writes them (``"Reparto" is "Produzione" and "FTE" above 0.5``)."""
+    return " and ".join(f'{_q(c)} {op} {v if op == "is one of" or _numeric(v) else _q(v)}' for c, op, v in filters)
 
 
 _FILLER = {"of", "and", "the", "a", "an", "in", "on", "at", "for", "to"}
@@ -237,7 +249,8 @@ class SlotGrammar:
     """The slot grammar and compiler for one table, one viewer."""
 
     def __init__(self, table, viewer, *, names: list[str] | None = None, grouping: bool = True,
-                 scope: str = "", question: str = "", mentions: str | None = None) -> None:
+                 scope: str = "", question: str = "", mentions: str | None = None,
+                 carried: list[tuple[str, str, str]] | None = None) -> None:
         self.table = table
         # What code reads off the question, so the model cannot get it wrong: the direction of a ranking
         # ("fewest"), the number columns it names ("sick days"), and the figures a filter may compare with
@@ -249,6 +262,8 @@ class SlotGrammar:
         # every value filtered on the asker's own job title for "Who has the most vacation days?".
         self.mentions = question if mentions is None else mentions
         self.grouping = grouping  # offer "… per <column>" (only when the question asks for a breakdown)
+        # The filter of the part before, which this part refers back to ("…, and what is their average salary?")
+        self.carried = [f for f in carried or () if f[0] in table.columns]
         self.names = names or []  # people the question or the conversation names (offered as values)
         self.name_col = table.role("name")
         self.numeric = [c for c, col in table.columns.items() if col.dtype in ("int", "float")
@@ -342,7 +357,8 @@ class SlotGrammar:
             # value of a status column with a word the question names that no other value of it has
             named = [(c, v) for c in textcols if c in self.values and {"status", "employment_type"} & set(
                 self.table.columns[c].roles) for v in self.values[c] if names_own_word(v, self.values[c], self.question)]
-        must_name = len(named) == 1 and not must_compare and not self.grouping
+        must_name = len(named) == 1 and not must_compare and not self.grouping \
+            and not any(c == named[0][0] and v == named[0][1] for c, _, v in self.carried)
         # "Who on my team works part-time?" where no column says so: fewer hours than the data's usual week
         week = "" if must_compare or must_name or named else self._week_condition()
         if self.numeric and (figures or not self.question):
@@ -362,22 +378,35 @@ class SlotGrammar:
             results = [r for r in results if not r.startswith('"count')]
             if self.numeric:
                 results.append(f'"the " top " with the " {ends} " " rankcol')
+        elif asked == "count":  # "What's our total headcount?": people counted, never a column's total
+            results = [r for r in results if r.startswith('"count')]
         elif asked and self.numeric:  # "What is the average salary in Sales?": that average, never a count
             results = [f'"{asked} of " rankcol{per}']
         elif self.numeric:
             aggregates = '("average" | "total" | "median" | ' + (ends if direction else '"highest" | "lowest"') + ")"
             results += [f'{aggregates} " of " rankcol{per}', f'"the " top " with the " {ends} " " rankcol']
+        tenure = asked_tenure(self.question) if self.question else ""
+        hired = [c for c in self.dates if "hire_date" in self.table.columns[c].roles]
+        if tenure and hired and asked != "count":
+            # "Who has been with the company the longest?": the first hired, which no number column ranks
+            # (offered everything, a model listed every name and wrote a length of service of its own).
+            results = [f'"the " top " with the {tenure} " {_lit(_q(hired[0]))}']
         more = ' (" and " cond)?' if conds else ""
+        # (the people of the part before, then anything this part names or compares with)
+        lead = " ".join(["carried", *(['" and " namedcond'] if must_name else []),
+                         *(['" and " numcond'] if must_compare else [])])
         rules = [
             'root ::= scope "\\nFilter: " filter "\\nResult: " result "\\n"',
             "scope ::= " + " | ".join(scopes),
             # (nothing to filter on that the question mentions: "none" is the only filter)
             # (a forced condition, and another only where the grammar has one: "cond" undefined fails to parse)
-            ('filter ::= (cond " and ")? numcond (" and " cond)?' if must_compare and conds else
+            (f'filter ::= {lead}' + more if self.carried else
+             'filter ::= (cond " and ")? numcond (" and " cond)?' if must_compare and conds else
              'filter ::= numcond' if must_compare else
              'filter ::= namedcond' + more if must_name else
              f'filter ::= {_lit(week)}' + more if week else
              'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else "")),
+            *([f"carried ::= {_lit(filter_text(self.carried))}"] if self.carried else []),
             *([f'namedcond ::= {_lit(_q(named[0][0]))} (" is " | " is not ") {_lit(_q(named[0][1]))}']
               if must_name else []),
             *(['numcond ::= numcol (" above " | " below " | " at least " | " at most ") number']
@@ -452,7 +481,8 @@ class SlotGrammar:
         leave left), which would empty the result. The person's own value where the question says "my …" stays."""
         out = []
         for column, op, value in query.filters:
-            if column == self.name_col or column not in self.text or _numeric(value):
+            if column == self.name_col or column not in self.text or _numeric(value) \
+                    or (column, op, value) in self.carried:
                 continue  # (names and figures have their own checks)
             if op in ("is", "is not", "contains") and not mentioned(value, self.mentions) \
                     and not (value == self._own_value(column) and _says_own(column, self.mentions)):
@@ -475,9 +505,10 @@ class SlotGrammar:
         result = lines.get("result", "count")
         cols = re.findall(r'"([^"]+)"', result)
         if result.startswith("the "):
-            m = re.match(r"the (\d+) with the (highest|lowest)", result)
-            q.result, q.top, q.highest = "top", int(m.group(1)) if m else 1, bool(m and m.group(2) == "highest")
-            q.columns = cols[:1]
+            m = re.match(r"the (\d+) with the (highest|lowest|earliest|latest)", result)
+            q.result, q.top = "top", int(m.group(1)) if m else 1
+            q.highest = bool(m and m.group(2) in ("highest", "latest"))
+            q.columns, q.dated = cols[:1], bool(m and m.group(2) in ("earliest", "latest"))
         elif result.startswith("list of"):
             q.result, q.columns = "list", cols
         elif result.startswith("count per"):

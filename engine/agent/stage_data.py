@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Iterator
 from engine.agent.answer_text import _gbnf_string
 from engine.agent.data_text import _ASKS_YES_NO, _figures, _listing, _shape, _summary
 from engine.agent.stage import Stage
-from engine.agent.slots import SLOT_TOKENS, SlotGrammar
+from engine.agent.rules.words import in_any_language
+from engine.agent.slots import SLOT_TOKENS, SlotGrammar, filter_text
 from engine.agent.turn_format import format_observation
 from engine.errors import AccessDenied, HRAssistantError
 from engine.agent.steps import Step
@@ -104,8 +105,14 @@ class LookingUp(Stage):
         # Whose rows is code's choice: a question about the team is about the direct reports, any other about
         # everyone (the model, offered both, took "my direct reports" for company-wide questions).
         scope = "my direct reports" if part.kind == "my_team" else "everyone"
+        before = self._referred_part(part)
+        carried = list(before.query.filters) if before is not None and before.query is not None else []
+        if carried:
+            self.trace.checks.append(f"part {part.number}: the filter of part {before.number} carried: "
+                                     + filter_text(carried))
+        mentions = " ".join([*self._conversation()[-2:], *([before.text] if carried else []), part.text])
         slots = SlotGrammar(data.table, viewer, names=names, grouping=bool(_BREAKDOWN.search(part.text)), scope=scope,
-                            question=part.text, mentions=" ".join([*self._conversation()[-2:], part.text]))
+                            question=part.text, mentions=mentions, carried=carried)
         bank = a.examples
         shown = bank.slots(part.text, data.table, viewer, manager=bool(viewer.reports)) if bank is not None else ""
         # (the columns are in the system prompt where the turn's parts query the data: engine.agent.routed)
@@ -147,7 +154,7 @@ class LookingUp(Stage):
                 self.tell("(The employee data gave no result.)")
                 return
             text_out, value = _shape(result, query)
-            part.data, part.data_value = text_out, value
+            part.data, part.data_value, part.query = text_out, value, query
             self.memory.data_values += _figures(result)
             yield from self.tool_step(EmployeeDataTool.name, query.describe(), text_out, data=result.data,
                                       seconds=time.perf_counter() - t0)
@@ -158,6 +165,17 @@ class LookingUp(Stage):
             part.listing = "" if _ASKS_YES_NO.match(part.text) else _listing(query, result, several)
             self.tell(format_observation(text_out, source=EmployeeDataTool.name))
             return
+
+    def _referred_part(self, part: Part):
+        """The part before this one, where this one refers back to its people ("how many people work in
+        Produzione, and what is their average salary?", "… e qual è la loro retribuzione media?") and both
+        query the same rows; else None."""
+        if part.number < 2 or len(self.parts) < part.number - 1:
+            return None
+        before = self.parts[part.number - 2]
+        if before.kind != part.kind or before.query is None or not before.query.filters:
+            return None
+        return before if in_any_language("asks.their").search(part.text) else None
 
     def _withheld_column(self, part: Part, query, slots: SlotGrammar, data: EmployeeDataTool, viewer):
         """The query of the column the question names that the access layer would refuse on the slots' rows,
