@@ -22,6 +22,7 @@ class Stage:
     trace: Trace
     partial: str
     columns_above: bool  # the employee data's columns are in the system prompt
+    parts: list[Part]  # the parts of the question, in order
     tell: Callable[[str], None]
     call: Callable[..., Generator[Step, None, str]]
     tool_step: Callable[..., Iterator[Step]]
