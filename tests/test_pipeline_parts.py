@@ -254,6 +254,13 @@ def test_a_calculation_may_use_the_contexts_numbers_and_percentages_as_fractions
     # Only a percentage is also a fraction: the 5 of "2 to 5 years" is no 0.05 to multiply a balance by.
     years = allowed_numbers(["Years of service: 2 to 5 years; a night differential of 10% applies."])
     assert "0.1" in years and "0.05" not in years and "0.02" not in years
+    # A multiple the policy writes in words is its figure: "one and a half times" offered no 1.5, and a model
+    # wrote "21 * 1 + 1 * (6 - 40)" for six overtime hours.
+    overtime = allowed_numbers(["Past 40 hours in a workweek, it's paid at one and a half times your regular rate."])
+    assert {"1.5", "40"} <= set(overtime)
+    assert "2" in allowed_numbers(["Hours past 12 in a day are paid at double time."])
+    assert "5" in allowed_numbers(["You may carry forward a maximum of five days."])
+    assert "15" not in allowed_numbers(["Fifteen of them came to the meeting."])  # no unit after it: no figure
 
 
 def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):
@@ -279,6 +286,12 @@ def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):
                     scope="my direct reports").grammar(),
         SlotGrammar(_no_type, make_viewer(_no_type, "Person A Test"), question="Who works part-time?",
                     scope="my direct reports").grammar(),
+        # the filter of the part before, alone and with a threshold; a ranking by the hire date, of one
+        SlotGrammar(clinic, make_viewer(clinic, "Marcus Oyelaran"), question="and what is their average pay rate?",
+                    carried=[("Department", "is", "Nursing")]).grammar(),
+        SlotGrammar(clinic, make_viewer(clinic, "Marcus Oyelaran"), question="how many of them earn more than 30?",
+                    carried=[("Department", "is", "Nursing"), ("Employment Type", "is not", "Part-Time")]).grammar(),
+        SlotGrammar(clinic, make_viewer(clinic, "Marcus Oyelaran"), question="Who has been here the longest?").grammar(),
     ]
     for grammar in grammars:
         tiny_backend._grammar_sampler(grammar)  # raises SetupError if llama.cpp rejects it
@@ -657,7 +670,10 @@ def test_a_data_question_that_asks_for_an_average_gets_only_that_result(clinic, 
     assert asked_aggregate(question) == asked
     grammar = SlotGrammar(clinic, make_viewer(clinic, "Teresa Kowalczyk"), question=question).grammar()
     result = next(line for line in grammar.splitlines() if line.startswith("result ::="))
-    if asked == "names":  # who: the people, or the top of a ranking, never a count
+    if asked == "names" and "highest" in question:  # who has the most: the top of that ranking only
+        assert result == 'result ::= "the " top " with the " "highest" " " rankcol'
+        assert 'top ::= "1"' in grammar  # the one at the top, and any tied with them
+    elif asked == "names":  # who: the people, or the top of a ranking, never a count
         assert '"names"' in result and '"count' not in result and '"average"' not in result
         assert '"the " top' in result
     elif asked == "count":
@@ -803,3 +819,34 @@ def test_who_has_been_here_the_longest_ranks_by_the_hire_date(clinic, question, 
     assert frame.iloc[0, -1] == (hired[0] if order == "earliest" else hired[-1])
     if order == "earliest":
         assert frame.iloc[0, 0] == "Dolores Whitfield"
+
+
+@pytest.mark.parametrize("question, top", [
+    ("Who has the biggest leave balance in hours?", 'top ::= "1"'),
+    ("Who are the 3 people with the most PTO?", 'top ::= "3"'),
+    ("Which employees have the most PTO?", 'top ::= [1-9] | "10"'),  # several asked: the model's choice
+    ("Wer hat den größten Resturlaub?", 'top ::= [1-9] | "10"'),  # (no direction word of ours in German yet)
+])
+def test_who_has_the_most_asks_for_the_one_at_the_top(clinic, question, top):
+    """"Who has the biggest leave balance?" was once answered from the names of everyone, and "who has been
+    here the longest" from a list of ten: a question for one person gets the top one (and any tied)."""
+    grammar = SlotGrammar(clinic, make_viewer(clinic, "Marcus Oyelaran"), question=question).grammar()
+    assert top in grammar.splitlines()
+
+
+def test_a_status_the_question_names_by_its_own_word_is_never_dropped_as_unasked():
+    """"…, and who is still in their introductory period?": the status "Active - Introductory" is the filter
+    (named by the one word only it has); the check for filters nobody asked for once dropped it again."""
+    from engine.data.employees import table_from_rows
+
+    rows = [["Emp Code", "Name", "Emp Status", "Manager"]] + [
+        [f"E{i}", f"Person {chr(64 + i)} Test", {3: "Active - Introductory", 5: "Active - Introductory",
+                                                 6: "Leave of Absence"}.get(i, "Active"),
+         "" if i == 1 else "Person A Test"] for i in range(1, 9)]
+    table = table_from_rows(rows, "t.csv", "t.csv", overrides={"status": "Emp Status"})
+    slots = SlotGrammar(table, make_viewer(table, "Person A Test"), question="Who is still in their introductory period?",
+                        scope="my direct reports", grouping=False)
+    assert 'namedcond ::= "\\"Emp Status\\"" (" is " | " is not ") "\\"Active - Introductory\\""' in slots.grammar()
+    query = slots.parse('my direct reports\nFilter: "Emp Status" is "Active - Introductory"\nResult: names\n')
+    assert slots.unasked(query) == []
+    assert slots.unasked(slots.parse('my direct reports\nFilter: "Emp Status" is "Active"\nResult: names\n'))

@@ -1388,3 +1388,11 @@ def test_a_later_part_about_the_same_people_keeps_the_filter_of_the_part_before(
     trace, _ = answer_of(agent, "How many people work in Engineering, and what is the total headcount?")
     assert not any("carried" in c for c in trace.checks)
     assert not any("carried ::=" in (g or "") for g in backend.grammars)
+    # "who … their …" is each person's own ("who is still in their probation"), not the people before
+    agent, backend = make(tools, embedder, ['everyone\nFilter: "department" is "Engineering"\nResult: count\n',
+                                            "There are 5.", 'everyone\nFilter: none\nResult: names\n', "x", "x", "x"],
+                          user="Priya Raman", bank=[("How many people work in Sales?", "company"),
+                                                    ("Who is still in their probation?", "company")])
+    trace, _ = answer_of(agent, "How many people work in Engineering, and who is still in their probation?")
+    assert [r["kind"] for r in trace.route] == ["company", "company"]
+    assert not any("carried ::=" in (g or "") for g in backend.grammars)

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from engine.agent.grounding import UNIVERSAL_CONSTANTS, number_forms
+from engine.agent.rules.words import written_figures
 from engine.tools.answer_grammar import _trie_rule
 from engine.tools.calculator import CalculatorTool
 
@@ -86,6 +87,8 @@ def allowed_numbers(sources: list[str]) -> list[str]:
     """Plain numbers (no separators) a calculation may use: those of ``sources``, each also as a
     fraction of 100 (a rate of 150 percent is 1.5), and the universal constants."""
     plain = {f for f in number_forms(sources) if "," not in f}
+    # A figure the policy writes in words ("one and a half times", "cinq jours") is as much the policy's.
+    plain |= {f for source in sources for f in written_figures(source)}
     # A percentage also as its fraction (a rate of 150 percent is 1.5), where a source writes it as one: every
     # number as a hundredth let a small model write "0.05 * pto_balance" out of a "5" in "2 to 5 years".
     plain |= percent_fractions(sources)

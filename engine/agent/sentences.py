@@ -106,6 +106,13 @@ def asked_aggregate(question: str) -> str:
     return next((kind for kind in ("average", "median", "total") if kind in words and words[kind].search(question)), "")
 
 
+def asks_several(question: str) -> bool:
+    """Whether a question about people asks for several of them ("who are", "which employees", "quiénes"):
+    without such words, "who has the most …" asks for the one at the top."""
+    words = aggregate_words()
+    return "plural" in words and bool(words["plural"].search(question))
+
+
 @functools.lru_cache(maxsize=None)
 def _tenure_words() -> dict[str, re.Pattern]:
     return {key: _phrases(p for code in languages() for p in _file(code).get("tenure", {}).get(key, ()))

@@ -20,7 +20,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from engine.agent.sentences import asked_aggregate, asked_tenure
+from engine.agent.sentences import asked_aggregate, asked_tenure, asks_several
 from engine.data.access import manager_keys
 from engine.data.employees import normalise_name, unsort_name
 from engine.errors import ToolInputError
@@ -264,6 +264,7 @@ class SlotGrammar:
         self.grouping = grouping  # offer "… per <column>" (only when the question asks for a breakdown)
         # The filter of the part before, which this part refers back to ("…, and what is their average salary?")
         self.carried = [f for f in carried or () if f[0] in table.columns]
+        self.named: list[tuple[str, str]] = []
         self.names = names or []  # people the question or the conversation names (offered as values)
         self.name_col = table.role("name")
         self.numeric = [c for c, col in table.columns.items() if col.dtype in ("int", "float")
@@ -357,6 +358,7 @@ class SlotGrammar:
             # value of a status column with a word the question names that no other value of it has
             named = [(c, v) for c in textcols if c in self.values and {"status", "employment_type"} & set(
                 self.table.columns[c].roles) for v in self.values[c] if names_own_word(v, self.values[c], self.question)]
+        self.named = named  # (values the question names by their meaning: a filter on one is asked for)
         must_name = len(named) == 1 and not must_compare and not self.grouping \
             and not any(c == named[0][0] and v == named[0][1] for c, _, v in self.carried)
         # "Who on my team works part-time?" where no column says so: fewer hours than the data's usual week
@@ -374,7 +376,10 @@ class SlotGrammar:
         if self.grouping:
             results.append('"count per " groupcol')
         asked = asked_aggregate(self.question) if self.question else ""
-        if asked == "names":  # "Who is on parental leave?": the people (or the top of a ranking), never a count
+        if asked == "names" and direction and self.numeric:
+            # "Who has the biggest leave balance?": the top of that ranking (a model offered names listed everyone)
+            results = [f'"the " top " with the " {ends} " " rankcol']
+        elif asked == "names":  # "Who is on parental leave?": the people (or the top of a ranking), never a count
             results = [r for r in results if not r.startswith('"count')]
             if self.numeric:
                 results.append(f'"the " top " with the " {ends} " " rankcol')
@@ -391,6 +396,7 @@ class SlotGrammar:
             # "Who has been with the company the longest?": the first hired, which no number column ranks
             # (offered everything, a model listed every name and wrote a length of service of its own).
             results = [f'"the " top " with the {tenure} " {_lit(_q(hired[0]))}']
+        top = self._top_rule(figures, bool(tenure and hired and asked != "count" or asked == "names" and direction))
         more = ' (" and " cond)?' if conds else ""
         # (the people of the part before, then anything this part names or compares with)
         lead = " ".join(["carried", *(['" and " namedcond'] if must_name else []),
@@ -422,9 +428,20 @@ class SlotGrammar:
             'number ::= "-"? ("0" | [1-9] [0-9]{0,9}) ("." [0-9]{1,4})?',
             ("date ::= " + " | ".join(f'"{d}"' for d in dates)) if dates else
             'date ::= [12] [0-9] [0-9] [0-9] "-" [01] [0-9] "-" [0-3] [0-9]',
-            'top ::= [1-9] | "10"',
+            top,
         ]
         return "\n".join(rules) + "\n"
+
+    def _top_rule(self, figures: list[str], ranking: bool) -> str:
+        """How many of a ranking: the number the question gives ("the 3 with the most PTO"), one where it asks
+        who (not which people) is at the top ("who has been here the longest"), else the model's choice."""
+        small = [f for f in figures if f.isdigit() and 1 <= int(f) <= MAX_TOP]
+        if ranking and self.question and not asked_threshold(self.question):
+            if len(small) == 1:
+                return f'top ::= "{small[0]}"'
+            if not small and not asks_several(self.question):
+                return 'top ::= "1"'
+        return 'top ::= [1-9] | "10"'
 
     def _week_condition(self) -> str:
         """'"Sched Hrs/Wk" below 40' where the question asks who works part-time (full-time: 'at least 40'),
@@ -482,7 +499,7 @@ class SlotGrammar:
         out = []
         for column, op, value in query.filters:
             if column == self.name_col or column not in self.text or _numeric(value) \
-                    or (column, op, value) in self.carried:
+                    or (column, op, value) in self.carried or (column, value) in self.named:
                 continue  # (names and figures have their own checks)
             if op in ("is", "is not", "contains") and not mentioned(value, self.mentions) \
                     and not (value == self._own_value(column) and _says_own(column, self.mentions)):

@@ -15,6 +15,7 @@ from engine.agent.answer_text import _gbnf_string
 from engine.agent.data_text import _ASKS_YES_NO, _figures, _listing, _shape, _summary
 from engine.agent.stage import Stage
 from engine.agent.rules.words import in_any_language
+from engine.agent.sentences import asked_aggregate
 from engine.agent.slots import SLOT_TOKENS, SlotGrammar, filter_text
 from engine.agent.turn_format import format_observation
 from engine.errors import AccessDenied, HRAssistantError
@@ -175,7 +176,11 @@ class LookingUp(Stage):
         before = self.parts[part.number - 2]
         if before.kind != part.kind or before.query is None or not before.query.filters:
             return None
-        return before if in_any_language("asks.their").search(part.text) else None
+        text = part.text
+        if in_any_language("asks.of_them").search(text) or in_any_language("asks.them").search(text):
+            return before
+        # ("who is still in their introductory period?": their own, not the people of the part before)
+        return before if in_any_language("asks.their").search(text) and asked_aggregate(text) != "names" else None
 
     def _withheld_column(self, part: Part, query, slots: SlotGrammar, data: EmployeeDataTool, viewer):
         """The query of the column the question names that the access layer would refuse on the slots' rows,

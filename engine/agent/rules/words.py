@@ -245,3 +245,16 @@ def english_figures(text: str) -> str:
     """``text`` with its figures in English notation where it is a sentence of another language ("divisé par
     151,67 heures" -> "divisé par 151.67 heures"): the calculator and the grounding check read them so."""
     return text if _foreign(text) is None else _english_notation(text)
+
+
+def written_figures(text: str) -> list[str]:
+    """The figures ``text`` writes in words, in any language's number words, as they read in figures
+    ("paid at one and a half times your regular rate" -> ["1.5"], "cinco días" -> ["5"]): a calculation
+    may use them as much as the figures written in digits."""
+    out: list[str] = []
+    digits = set(re.findall(r"\d+(?:\.\d+)?", english_figures(text)))
+    for code in languages():
+        plain = english_figures(words(code).plain_figures(text))
+        out += [f for f in re.findall(r"(?<![\d.,/])\d+(?:\.\d+)?(?![\d,])", plain) if f not in digits and f not in out]
+    return out
+
