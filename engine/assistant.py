@@ -219,7 +219,8 @@ def make_agent(backend: ModelBackend, tools: ToolRegistry, context: ToolContext,
         return RoutedAgent(backend, tools, context, router=router_for(tools, settings),
                            examples=examples_for(tools, settings), max_steps=settings.max_steps,
                            max_tokens=settings.max_answer_tokens, turn_format=turn_format,
-                           procedures=procedures_for(tools), readers=settings.rule_readers)
+                           procedures=procedures_for(tools), readers=settings.rule_readers,
+                           route_tiebreak=settings.route_tiebreak)
     return Agent(backend, tools, context, max_steps=settings.max_steps, max_tokens=settings.max_answer_tokens,
                  turn_format=turn_format, mode=settings.agent_mode, procedures=procedures_for(tools))
 

@@ -1396,3 +1396,27 @@ def test_a_later_part_about_the_same_people_keeps_the_filter_of_the_part_before(
     trace, _ = answer_of(agent, "How many people work in Engineering, and who is still in their probation?")
     assert [r["kind"] for r in trace.route] == ["company", "company"]
     assert not any("carried ::=" in (g or "") for g in backend.grammars)
+
+
+def test_an_unclear_vote_is_settled_by_its_heaviest_kind_or_by_the_model_where_the_site_says_so(tools, embedder):
+    # The model's pick among the kinds an unclear vote leaves was right no more often than the heaviest kind
+    # (development and second held-out splits) and cost a model call before the first word: by default the
+    # vote settles it; route_tiebreak = "model" brings the model's pick back.
+    from engine.agent.router import KINDS
+
+    bank = [("How many vacation days do I have left?", "my_data"), ("How many vacation days do I get a year?", "policy_me"),
+            ("What is my vacation balance?", "my_data"), ("How many vacation days does the policy give me?", "policy_me")]
+    question = "How many vacation days?"
+    agent, backend = make(tools, embedder, ["x"] * 6, bank=bank)
+    vote = agent.router.vote(question, agent.allowed_kinds())
+    assert not vote.decided and set(vote.candidates) == {"my_data", "policy_me"}
+    trace, _ = answer_of(agent, question)
+    assert trace.route[0]["by"] == "vote" and trace.route[0]["kind"] == vote.candidates[0]
+    route_grammars = [g for g in backend.grammars if g and KINDS["policy_me"] in g and KINDS["my_data"] in g]
+    assert route_grammars == []  # no model call for the route
+    other = vote.candidates[1]
+    agent, backend = make(tools, embedder, [KINDS[other] + "\n"] + ["x"] * 6, bank=bank)
+    agent.route_tiebreak = "model"
+    trace, _ = answer_of(agent, question)
+    assert trace.route[0]["by"] == "model"
+    assert [g for g in backend.grammars if g and KINDS["policy_me"] in g and KINDS["my_data"] in g]

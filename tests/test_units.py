@@ -128,6 +128,11 @@ def test_a_refused_line_names_the_figures_to_leave_out(lines, failed, asked, lef
     ("How many PTO hours do I accrue per year?", (1, 0), True),
     ("How many PTO hours do I accrue per year?", (0, 1), False),
     ("How much leave do I get?", (0, 1), False),  # leave, not money
+    # "paid leave" is leave: 19800 EUR x 3.62 years was once stated as "71676 days of paid leave"
+    ("I'm getting married next spring. How much paid leave does the company give for the wedding?", (1, 1), True),
+    ("I'm getting married next spring. How much paid leave does the company give for the wedding?", (0, 1), False),
+    ("¿Cuántos días de permiso me dan por mi boda?", (1, 0), True),
+    ("If I cash out 5 days of leave, how much would I get paid?", (1, 1), False),  # money for leave: money
     ("How many days can I sell, and for how much?", (1, 0), False),  # asks both: not held against either
     ("What is 3 plus 4?", (0, 1), False),
     ("How much would I get?", None, False),  # an answer of unknown unit is never refused

@@ -67,7 +67,7 @@ class Route:
     """The router's decision for one question (or one part of it)."""
 
     kind: str
-    by: str  # "code" (a clear vote or the only kind left) or "model"
+    by: str  # "code" (a clear vote or the only kind left), "vote" (an unclear vote's heaviest kind) or "model"
     candidates: list[str] = field(default_factory=list)
     scores: dict[str, float] = field(default_factory=dict)
 

@@ -21,6 +21,7 @@ import ast
 import re
 
 from engine.agent.calc_slot import PLAIN_NUMBER, Variable
+from engine.agent.rules.words import in_any_language
 
 Unit = tuple[int, int] | None
 
@@ -154,8 +155,9 @@ def answer_problem(question: str, unit: Unit, rate_based: bool = False) -> str:
     if unit is None:
         return ""
     money, time = unit
-    asks_money = bool(_ASKS_MONEY.search(question))
-    asks_time = bool(_ASKS_TIME.search(question)) and not re.search(r"\bhow much\b", question, re.I)
+    leave = bool(in_any_language("asks.leave_amount").search(question))  # ("how much paid leave …?": days)
+    asks_money = bool(_ASKS_MONEY.search(question)) and not leave
+    asks_time = bool(_ASKS_TIME.search(question)) and not re.search(r"\bhow much\b", question, re.I) or leave
     if asks_money and not asks_time and rate_based and money == 0:
         return "the policy pays it at your own rate, and your pay is not in it"
     if asks_money and not asks_time and money == 0 and time != 0:
