@@ -804,6 +804,15 @@ def test_a_balance_under_a_carry_over_cap_is_worked_out_and_said_by_code(hotel, 
     assert "calculator" in used(trace) and not trace.ungrounded_numbers
     assert ("Worked out: carried = min(your Annual Leave Bal (hrs) of 112, 60) = 60; "
             "your Annual Leave Bal (hrs) of 112 - 60 = 52") in trace.answer
+    # Asked only what carries over, the sentence still says what lapses: the calculator works that out too, so
+    # the 52 is a source (a multi-part question once had it flagged as a number nobody looked up).
+    question = "If I take no more annual leave this year, how many hours would I carry forward?"
+    agent, backend = make(hotel, embedder, [], user="Kenji Sato", bank=[(question, "policy_calc")])
+    trace, _ = answer_of(agent, question)
+    assert trace.llm_calls == 0 and not trace.ungrounded_numbers
+    assert re.match(r"Of your 112 hours, 60 carry over, the most the policy allows \[\d\]; the other 52 hours "
+                    r"lapse \[\d\]\.", trace.answer)
+    assert "= 52" in trace.answer and "= 60" in trace.answer
 
 
 def test_the_rate_a_policy_defines_from_pay_is_worked_out_by_code_for_the_kind_of_pay_it_is_for(hotel, embedder):
@@ -1420,3 +1429,19 @@ def test_an_unclear_vote_is_settled_by_its_heaviest_kind_or_by_the_model_where_t
     trace, _ = answer_of(agent, question)
     assert trace.route[0]["by"] == "model"
     assert [g for g in backend.grammars if g and KINDS["policy_me"] in g and KINDS["my_data"] in g]
+
+
+def test_an_unclear_vote_for_arithmetic_on_a_part_that_gives_no_number_takes_the_next_kind(tools, embedder):
+    # "…, and how many would lapse?": the vote's heaviest kind was "arithmetic on the numbers I give", with no
+    # number given; the next kind left is the one taken (there, a rule applied to my balance).
+    bank = [("How many would lapse out of 20?", "calculation"), ("How many hours would lapse?", "my_data"),
+            ("How many days would lapse?", "my_data")]
+    agent, _ = make(tools, embedder, ["x"] * 6, bank=bank)
+    question = "How many would lapse?"
+    vote = agent.router.vote(question, agent.allowed_kinds())
+    assert not vote.decided and vote.candidates[0] == "calculation" and "my_data" in vote.candidates
+    trace, _ = answer_of(agent, question)
+    assert trace.route[0]["kind"] != "calculation"
+    agent, _ = make(tools, embedder, ["x"] * 6, bank=bank)
+    trace, _ = answer_of(agent, "How many would lapse out of 25?")
+    assert trace.route[0]["kind"] == "calculation"

@@ -76,7 +76,7 @@ from engine.agent.rates import applies_to, rate_definition
 from engine.agent.route_check import COMBINE, checked_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
-from engine.agent.rules.words import in_any_language
+from engine.agent.rules.words import in_any_language, written_figures
 from engine.agent.slots import SLOT_TOKENS, SlotGrammar, SlotQuery, mentioned
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
 from engine.agent.stage_data import DATA_KINDS, LookingUp
@@ -576,7 +576,10 @@ class _Turn(Calculating, LookingUp):
         elif a.route_tiebreak == "vote":
             # The neighbours' heaviest kind: on the development and second held-out splits the model's pick
             # among the kinds left was right no more often than this, and cost ~1.4 s before the first word.
-            route = Route(vote.candidates[0], "vote", vote.candidates, vote.scores)
+            # (arithmetic on the numbers I give needs a number given: "How many would lapse?" is no sum)
+            kind = next((k for k in vote.candidates if k != "calculation" or re.search(r"\d", text)
+                         or written_figures(text)), vote.candidates[0])
+            route = Route(kind, "vote", vote.candidates, vote.scores)
         else:
             # The model settles it, among the few kinds left; the exchange is dropped after (a kind's name in
             # front of the model gets copied into answers), so the pipeline starts clean after the question.

@@ -32,14 +32,16 @@ class CarryOverCap(Reader):
             return None
         limit = plain(cap.amount)
         code = f"carried = min({balance.name}, {limit})\nanswer = {balance.name} - carried\n"
+        over = balance.value > cap.amount
         if not q.has("asks.loss", view.text):
             code = f"answer = min({balance.name}, {limit})\n"
+            if over:  # (the sentence says what lapses too: the calculator works it out, so it is a source)
+                code = f"lost = {balance.name} - min({balance.name}, {limit})\n" + code
         gone = caps.loss_sentence(everything, cap)
         fields = {"have": plain(balance.value), "unit": cap.unit, "limit": limit,
                   "carried": plain(min(balance.value, cap.amount)), "lost": plain(max(balance.value - cap.amount, 0)),
                   "gone": view.words.gone(gone.text) if gone is not None else view.words.answers["gone_default"],
                   "cite2": f" [{gone.passage}]" if gone is not None else ""}
-        over = balance.value > cap.amount
         return Settled(self.name, rule, [balance], code, "cap_some" if over else "cap_all", fields,
                        also=[gone] if gone is not None and over else [],
                        check="a balance under a carry-over cap")
