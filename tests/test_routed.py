@@ -1407,16 +1407,16 @@ def test_a_later_part_about_the_same_people_keeps_the_filter_of_the_part_before(
     assert not any("carried ::=" in (g or "") for g in backend.grammars)
 
 
-def test_an_unclear_vote_is_settled_by_its_heaviest_kind_or_by_the_model_where_the_site_says_so(tools, embedder):
-    # The model's pick among the kinds an unclear vote leaves was right no more often than the heaviest kind
-    # (development and second held-out splits) and cost a model call before the first word: by default the
-    # vote settles it; route_tiebreak = "model" brings the model's pick back.
+def test_an_unclear_vote_is_settled_by_the_model_or_by_its_heaviest_kind_where_the_site_says_so(tools, embedder):
+    # The model picks among the kinds an unclear vote leaves (the default); route_tiebreak = "vote" takes the
+    # heaviest kind with no model call (the first words sooner, a few more wrong answers).
     from engine.agent.router import KINDS
 
     bank = [("How many vacation days do I have left?", "my_data"), ("How many vacation days do I get a year?", "policy_me"),
             ("What is my vacation balance?", "my_data"), ("How many vacation days does the policy give me?", "policy_me")]
     question = "How many vacation days?"
     agent, backend = make(tools, embedder, ["x"] * 6, bank=bank)
+    agent.route_tiebreak = "vote"
     vote = agent.router.vote(question, agent.allowed_kinds())
     assert not vote.decided and set(vote.candidates) == {"my_data", "policy_me"}
     trace, _ = answer_of(agent, question)
@@ -1425,7 +1425,7 @@ def test_an_unclear_vote_is_settled_by_its_heaviest_kind_or_by_the_model_where_t
     assert route_grammars == []  # no model call for the route
     other = vote.candidates[1]
     agent, backend = make(tools, embedder, [KINDS[other] + "\n"] + ["x"] * 6, bank=bank)
-    agent.route_tiebreak = "model"
+    assert agent.route_tiebreak == "model"  # (the default)
     trace, _ = answer_of(agent, question)
     assert trace.route[0]["by"] == "model"
     assert [g for g in backend.grammars if g and KINDS["policy_me"] in g and KINDS["my_data"] in g]
@@ -1437,11 +1437,13 @@ def test_an_unclear_vote_for_arithmetic_on_a_part_that_gives_no_number_takes_the
     bank = [("How many would lapse out of 20?", "calculation"), ("How many hours would lapse?", "my_data"),
             ("How many days would lapse?", "my_data")]
     agent, _ = make(tools, embedder, ["x"] * 6, bank=bank)
+    agent.route_tiebreak = "vote"
     question = "How many would lapse?"
     vote = agent.router.vote(question, agent.allowed_kinds())
     assert not vote.decided and vote.candidates[0] == "calculation" and "my_data" in vote.candidates
     trace, _ = answer_of(agent, question)
     assert trace.route[0]["kind"] != "calculation"
     agent, _ = make(tools, embedder, ["x"] * 6, bank=bank)
+    agent.route_tiebreak = "vote"
     trace, _ = answer_of(agent, "How many would lapse out of 25?")
     assert trace.route[0]["kind"] == "calculation"

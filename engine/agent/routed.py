@@ -261,7 +261,7 @@ class RoutedAgent(Agent):
     """The assistant with look-up first, a router and a fixed pipeline per kind of question."""
 
     def __init__(self, backend, tools, context=None, *, router: Router, examples=None, profile=None,
-                 readers: str = "", route_tiebreak: str = "vote", **kw) -> None:
+                 readers: str = "", route_tiebreak: str = "model", **kw) -> None:
         kw.pop("mode", None)
         self.readers = rule_readers(readers)  # the rules code settles, in order (engine.agent.rules)
         self.route_tiebreak = route_tiebreak  # an unclear vote: its heaviest kind ("vote") or the model's pick
@@ -574,8 +574,9 @@ class _Turn(Calculating, LookingUp):
         elif vote.decided:
             route = Route(vote.decided, "code", vote.candidates, vote.scores)
         elif a.route_tiebreak == "vote":
-            # The neighbours' heaviest kind: on the development and second held-out splits the model's pick
-            # among the kinds left was right no more often than this, and cost ~1.4 s before the first word.
+            # The neighbours' heaviest kind, with no model call (~1.4 s before the first word on 2 cores): as
+            # often the labelled kind as the model's pick, but the model's was more often the better pipeline
+            # (docs/exports-and-languages.md, stop 56), so it is the site's choice, not the default.
             # (arithmetic on the numbers I give needs a number given: "How many would lapse?" is no sum)
             kind = next((k for k in vote.candidates if k != "calculation" or re.search(r"\d", text)
                          or written_figures(text)), vote.candidates[0])
