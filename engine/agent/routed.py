@@ -76,7 +76,7 @@ from engine.agent.rates import applies_to, rate_definition
 from engine.agent.route_check import COMBINE, checked_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
-from engine.agent.rules.words import in_any_language, written_figures
+from engine.agent.rules.words import in_any_language
 from engine.agent.slots import SLOT_TOKENS, SlotGrammar, SlotQuery, mentioned
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
 from engine.agent.stage_data import DATA_KINDS, LookingUp
@@ -574,13 +574,8 @@ class _Turn(Calculating, LookingUp):
         elif vote.decided:
             route = Route(vote.decided, "code", vote.candidates, vote.scores)
         elif a.route_tiebreak == "vote":
-            # The neighbours' heaviest kind, with no model call (~1.4 s before the first word on 2 cores): as
-            # often the labelled kind as the model's pick, but the model's was more often the better pipeline
-            # (docs/exports-and-languages.md, stop 56), so it is the site's choice, not the default.
-            # (arithmetic on the numbers I give needs a number given: "How many would lapse?" is no sum)
-            kind = next((k for k in vote.candidates if k != "calculation" or re.search(r"\d", text)
-                         or written_figures(text)), vote.candidates[0])
-            route = Route(kind, "vote", vote.candidates, vote.scores)
+            # (no model call: the site's choice, not the default; docs/exports-and-languages.md, stop 56)
+            route = Route(vote.heaviest(text), "vote", vote.candidates, vote.scores)
         else:
             # The model settles it, among the few kinds left; the exchange is dropped after (a kind's name in
             # front of the model gets copied into answers), so the pipeline starts clean after the question.

@@ -57,6 +57,15 @@ class RouteVote:
     candidates: list[str]
     decided: str = ""  # set when code decides without the model
 
+    def heaviest(self, text: str) -> str:
+        """The kind this vote settles ``text`` on with no model call: its heaviest candidate, but arithmetic on
+        the numbers I give only where a number is given ("How many would lapse?" is no sum). On the splits the
+        model's pick was more often the better pipeline, though as often the labelled kind (stop 56)."""
+        from engine.agent.rules.words import written_figures
+
+        return next((k for k in self.candidates if k != "calculation" or re.search(r"\d", text)
+                     or written_figures(text)), self.candidates[0])
+
     def examples_text(self) -> str:
         lines = [f'- "{e.question}": {KINDS[e.kind]}' for e, _ in self.neighbours[:SHOWN]]
         return "\n".join(lines)
