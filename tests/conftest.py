@@ -19,13 +19,47 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+def release_append_only(root: Path) -> int:
+    """Clear Linux's append-only flag (``chattr -a``) on every file under ``root``; returns how many.
+
+    ``admin init-audit`` sets that flag on the audit logs tests make, and even root cannot delete
+    such a file: left set, pytest cannot remove its old temporary folders, and a machine that runs
+    the suite again and again fills its disk (CI failed on that: "No space left on device")."""
+    import array
+    import fcntl
+
+    get_flags, set_flags, append_fl = 0x80086601, 0x40086602, 0x20
+    cleared = 0
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            try:
+                fd = os.open(os.path.join(folder, name), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                flags = array.array("l", [0])
+                fcntl.ioctl(fd, get_flags, flags, True)
+                if flags[0] & append_fl:
+                    flags[0] &= ~append_fl
+                    fcntl.ioctl(fd, set_flags, flags, True)
+                    cleared += 1
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    return cleared
+
+
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(tmp_path, monkeypatch):
-    """Settings, data and logs of each test go to its own temporary folder."""
+    """Settings, data and logs of each test go to its own temporary folder (left removable)."""
     monkeypatch.setenv("HR_ASSISTANT_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("HR_ASSISTANT_DATA_DIR", str(tmp_path / "data"))
     for var in ("HR_ASSISTANT_MODEL", "HR_ASSISTANT_EMPLOYEES", "HR_ASSISTANT_POLICIES", "HR_ASSISTANT_SITE_FILE"):
         monkeypatch.delenv(var, raising=False)
+    yield
+    if sys.platform == "linux":
+        release_append_only(tmp_path)
 
 
 @pytest.fixture
