@@ -24,6 +24,18 @@ def test_grounding_numbers():
     assert ungrounded_numbers("1. First\n2. Second [2]", []) == []  # list markers and citations are no claims
 
 
+def test_a_figure_the_policy_writes_in_words_is_sourced():
+    from engine.agent.grounding import unsourced_numbers
+
+    policy = "Overtime is paid at one and a half times your regular rate."
+    record = "Comp Rate (USD): 21 (USD per hour)"
+    # the calculator's second check had refused what the grammar allowed ("1.5 is in no source")
+    assert unsourced_numbers("21 * 1.5 * 6", [policy, record, "6 overtime hours"]) == []
+    assert unsourced_numbers("21 * 1.75 * 6", [policy, record, "6 overtime hours"]) == ["1.75"]
+    assert ungrounded_numbers("At 1.5 times 21, that is 31.5 an hour.", [policy, record, "= 31.5"]) == []
+    assert ungrounded_numbers("At 1.5 times 21, that is 31.5 an hour.", [record, "= 31.5"]) == ["1.5"]
+
+
 def test_where_a_number_of_an_answer_came_from():
     from engine.agent.grounding import number_spans, where_from
 

@@ -276,6 +276,7 @@ def test_every_pipeline_grammar_is_accepted_by_llama_cpp(tiny_backend, clinic):
     grammars = [
         code_grammar([Variable("annual_salary", 54000), Variable("asked_days", 3)], ["260 working days"]),
         code_grammar([], ["260 working days"], refused=frozenset({"share"})),  # no figure declared at all
+        code_grammar([Variable("asked_hours", 6)], ["1.5 times"], subtract=False),  # a retry after a sum below zero
         SlotGrammar(clinic, make_viewer(clinic, "Bradley Nguyen")).grammar(),
         # a question that mentions nothing to filter on: "none" is the only filter, and the grammar still parses
         SlotGrammar(clinic, make_viewer(clinic, "Marcus Oyelaran"), question="Who has the most PTO hours?").grammar(),

@@ -511,6 +511,20 @@ def test_a_rule_about_probation_carries_where_the_person_stands_for_the_model(to
     assert "(for you: on probation now; employment_status: Probation)" in backend.prompts[0]
 
 
+def test_an_amount_below_zero_is_written_again_without_a_minus(tools, embedder, total_by_model):
+    # "6 hours over my 40" written as 6 - 40: told only "write it again", greedy decoding wrote the same lines.
+    question = "How many sick and vacation days do I have in total?"
+    agent, backend = make(tools, embedder, ["answer = sick_days_remaining - vacation_days_remaining\n",
+                                            "answer = sick_days_remaining + vacation_days_remaining\n",
+                                            "You have 10 days in total."], bank=[(question, "my_calc")])
+    trace, _ = answer_of(agent, question)
+    calcs = [s for s in trace.steps if s.action == "calculator"]
+    assert not calcs[0].ok and "below zero" in calcs[0].observation
+    assert calcs[-1].ok and calcs[-1].observation == "2 + 8 = 10"
+    assert '"-"' in backend.grammars[0] and '"-"' not in backend.grammars[1]
+    assert "without subtracting" in backend.prompts[1]
+
+
 def test_a_refused_figure_cannot_come_back_inline_without_its_name(tools, embedder, monkeypatch, rate_undefined):
     # Left out by name, the balance written as its value ("(15 - 5)") would pass: its value leaves the
     # second attempt's grammar too, unless the question or the policy states it.

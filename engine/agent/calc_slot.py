@@ -115,20 +115,21 @@ INTERMEDIATE = ("daily_rate", "hourly_rate", "overtime_rate", "weekly_pay", "mon
 
 
 def code_grammar(variables: list[Variable], sources: list[str], name: str = "root",
-                 refused: frozenset[str] = frozenset()) -> str:
+                 refused: frozenset[str] = frozenset(), subtract: bool = True) -> str:
     """GBNF of up to 3 lines ``name = expression``, the last one ``answer = …``, each ending in a line
     end. An expression's names are the declared variables and, after the first line, the intermediate
     names (:data:`INTERMEDIATE`) but those in ``refused``: the first line has no earlier result to
     name ("answer = 40 * 2 + base" names nothing). Its numbers are those of ``sources``
-    (:func:`allowed_numbers`)."""
+    (:func:`allowed_numbers`). Without ``subtract``, no line subtracts or negates."""
     declared = [v.name for v in variables]
     temps = [n for n in INTERMEDIATE if n not in declared and n not in refused]
     number = _trie_rule(allowed_numbers(sources))
 
     def expression(rule: str, names: list[str]) -> list[str]:
         atoms = "".join(" | " + _literal(n) for n in names)
-        return [f"{rule}-num ::= {number}{atoms}" if line.startswith(f"{rule}-num ::=") else line
-                for line in CalculatorTool().grammar_rules(rule).splitlines()]
+        lines = [f"{rule}-num ::= {number}{atoms}" if line.startswith(f"{rule}-num ::=") else line
+                 for line in CalculatorTool().grammar_rules(rule).splitlines()]
+        return lines if subtract else [line.replace(' | "-"', "").replace('"-"? ', "") for line in lines]
 
     first, later = f"{name}-cx0", f"{name}-cx"
     return "\n".join([

@@ -90,8 +90,11 @@ def ungrounded_numbers(answer: str, sources: list[str], citations: int | None = 
     claim too (``[2]`` with no passage cites nothing)."""
     if citations is not None:
         answer = _CITATION.sub(lambda m: " " if int(m.group(0)[1:-1]) <= citations else m.group(0)[1:-1], answer)
+    from engine.agent.rules.words import written_figures
+
     claims = _LIST_MARKER.sub(" ", _CITATION.sub(" ", answer))
     known = {n for source in sources for n in numbers_in(source)}
+    known |= {f for source in sources for f in written_figures(source)}  # "one and a half times" is 1.5
     values = [float(n) for n in known]
     out: list[str] = []
     for n in numbers_in(claims):
@@ -260,8 +263,12 @@ UNIVERSAL_CONSTANTS = frozenset({*(float(n) for n in range(13)), 24.0, 52.0, 60.
 
 def unsourced_numbers(expression: str, sources: list[str]) -> list[str]:
     """Numbers of a calculator ``expression`` that no source contains (a percentage may be
-    written as a fraction and back: 150 % -> 1.5, 0.15 -> 15)."""
+    written as a fraction and back: 150 % -> 1.5, 0.15 -> 15; a figure written in words counts:
+    "one and a half times" -> 1.5)."""
+    from engine.agent.rules.words import written_figures
+
     known = {n for source in sources for n in numbers_in(source)}
+    known |= {f for source in sources for f in written_figures(source)}
     values = [float(n) for n in known]
     values += [v / 100 for v in values] + [v * 100 for v in values]
     out: list[str] = []

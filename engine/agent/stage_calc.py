@@ -34,9 +34,11 @@ from engine.tools.policy_search import PolicySearchTool
 if TYPE_CHECKING:
     from engine.agent.routed import Part
 
-#: A question or policy sentence that speaks of money (so the person's pay figure is declared for it).
+#: Why a line whose amount came out negative is refused (and the retry loses its minus).
+NEGATIVE = "an amount asked about cannot be below zero"
 #: One step of a calculation said three times in a row ("/ 2 / 2 / 2").
 _LOOP = re.compile(r"([-+*/])\s*([\w.]+)(?:\s*\1\s*\2(?![\w.])){2,}")
+#: A question or policy sentence that speaks of money (so the person's pay figure is declared for it).
 _MONEY = re.compile(r"salar|\bpa(y|id)\b|payout|payment|\brate\b|wage|earn|worth|cash|encash|\bsell|money|"
                     r"\bhow much\b|\$|£|€|dollar|pound|euro", re.I)
 #: ... or of length of service (so years of service are declared).
@@ -309,9 +311,10 @@ class Calculating(Stage):
         variables = self.memory.declared
         refused: frozenset[str] = frozenset()
         banned: frozenset[str] = frozenset()
+        subtract = True
         for attempt in range(2):
-            text = yield from self.call(header, code_grammar(variables, sources, refused=refused), SLOT_TOKENS,
-                                        doing="Writing the calculation")
+            text = yield from self.call(header, code_grammar(variables, sources, refused=refused, subtract=subtract),
+                                        SLOT_TOKENS, doing="Writing the calculation")
             self.partial += "```\n"
             yield from self._run_code(part, parse_code(text), variables, sources, banned)
             if attempt or not part.calculations or not part.calculations[-1].error:
@@ -322,6 +325,10 @@ class Calculating(Stage):
             # ... nor its constants written inline ("answer = sick + vacation * 1/2"): an honest "could not
             # work it out" is better than a figure nobody gave.
             banned = frozenset("".join(c.code.partition(" = ")[2].split()) for c in part.calculations if c.constant)
+            # An amount below zero came from a subtraction the wrong way round ("6 hours over my 40" as 6 - 40):
+            # told "write it again" under the same grammar, a small model writes the same lines; without a minus
+            # it must find another way, or give none.
+            subtract = not any(c.implausible and NEGATIVE in (c.error or "") for c in part.calculations)
             if left_out:
                 # The next attempt's grammar lacks them: told "write it again" alone, a small model writes
                 # the same lines again. Their values go too, unless the question or the policy states them:
@@ -334,6 +341,9 @@ class Calculating(Stage):
                 self.tell(f"{names} {'does' if len(left_out) == 1 else 'do'} not belong in this calculation. "
                           "Write the lines again without it, with the other variables and the figures of the "
                           "policy only.")
+            elif not subtract:
+                self.tell("The amount came out below zero. Write the lines again without subtracting, with the "
+                          "variables above and the figures of the policy only.")
             else:
                 self.tell("Write the lines again, with the variables above and the figures of the policy only.")
 
@@ -406,7 +416,7 @@ class Calculating(Stage):
                     problem = answer_problem(part.text, units[calc.name], rate_based)
                     if not problem and calc.value is not None and calc.value < 0:
                         # Nobody is paid, owed or left a negative amount ("-4040.16 if you converted …").
-                        problem = "an amount asked about cannot be below zero"
+                        problem = NEGATIVE
                 if problem:  # worked out faithfully, yet no figure the question could want: written again
                     calc.implausible = True
                     raise ToolInputError(f"{calc.name} = {calc.value:,.2f} cannot be right: {problem}.")

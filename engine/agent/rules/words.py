@@ -251,10 +251,16 @@ def written_figures(text: str) -> list[str]:
     """The figures ``text`` writes in words, in any language's number words, as they read in figures
     ("paid at one and a half times your regular rate" -> ["1.5"], "cinco días" -> ["5"]): a calculation
     may use them as much as the figures written in digits."""
+    return list(_written_figures(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _written_figures(text: str) -> tuple[str, ...]:
+    # (cached: the grounding checks read the same passages again for every line of a calculation)
     out: list[str] = []
     digits = set(re.findall(r"\d+(?:\.\d+)?", english_figures(text)))
     for code in languages():
         plain = english_figures(words(code).plain_figures(text))
         out += [f for f in re.findall(r"(?<![\d.,/])\d+(?:\.\d+)?(?![\d,])", plain) if f not in digits and f not in out]
-    return out
+    return tuple(out)
 
