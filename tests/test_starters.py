@@ -73,6 +73,13 @@ def test_a_short_list_of_rows_is_written_whole_by_code():
     assert _listing(count, _run("Priya Raman", count), False) == ""
     everyone = SlotQuery(result="names")
     assert _listing(everyone, _run("Priya Raman", everyone), False) == ""
+    # Asked who, a list of their fields is answered by the names, inside a numbered answer too (a model had
+    # written "There is 1 person in my team who works part-time" and named nobody).
+    fields = SlotQuery(rows="my direct reports", result="list", columns=["department", "annual_salary_usd"])
+    assert _listing(fields, _run("Tomás Herrera", fields), True) == ""
+    assert _listing(fields, _run("Tomás Herrera", fields), True, names_asked=True) == \
+        "Your direct reports (2): Søren Dahl and Nadia Haddad."
+    assert _listing(fields, _run("Tomás Herrera", fields), False, names_asked=True).startswith("Your direct reports (2):\n")
 
 
 def test_the_record_fields_a_question_names_are_the_ones_read():

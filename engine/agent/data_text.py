@@ -59,8 +59,11 @@ _ASKS_YES_NO = re.compile(r"\s*(is|are|does|do|did|can|could|has|have|was|were|w
 LIST_ROWS = 12
 
 
-def _listing(query, result, several: bool) -> str:
-    """A list of names, or a small table, as the answer itself: every row the data returned, nothing else."""
+def _listing(query, result, several: bool, names_asked: bool = False) -> str:
+    """A list of names, or a small table, as the answer itself: every row the data returned, nothing else.
+    ``names_asked``: the question asks who ("On my team, who works part-time?"), so a list's first column,
+    the names, is the answer even inside a numbered answer or for one row (a model had written "There is 1
+    person in my team who works part-time" and named nobody)."""
     data = result.data if isinstance(result.data, dict) else {}
     rows, cols = data.get("rows") or [], data.get("columns") or []
     if not 0 < len(rows) <= LIST_ROWS or data.get("truncated") or not cols:
@@ -68,7 +71,10 @@ def _listing(query, result, several: bool) -> str:
     who = "Your direct reports" if query.rows == "my direct reports" else "The employees"
     if query.filters:
         who += " where " + " and ".join(f"{c} {op} {v}" for c, op, v in query.filters)
-    if query.result == "names" and len(cols) == 1:
+    if names_asked and query.result == "list" and (several or len(rows) == 1) \
+            and all(isinstance(r[0], str) and r[0].strip() for r in rows):
+        rows, cols = [r[:1] for r in rows], cols[:1]  # (a list shows the names first)
+    if len(cols) == 1 and (query.result == "names" or names_asked and query.result == "list"):
         names = [str(r[0]) for r in rows]
         joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         return f"{who} ({len(names)}): {joined}."

@@ -163,7 +163,8 @@ class LookingUp(Stage):
             part.sources.append(text_out)
             part.summary = _summary(query, result, text_out, value)
             # (a yes/no question about the rows is the model's to answer from them, not a list)
-            part.listing = "" if _ASKS_YES_NO.match(part.text) else _listing(query, result, several)
+            part.listing = "" if _ASKS_YES_NO.match(part.text) else \
+                _listing(query, result, several, asked_aggregate(part.text) == "names")
             self.tell(format_observation(text_out, source=EmployeeDataTool.name))
             return
 
