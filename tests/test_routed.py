@@ -1383,6 +1383,24 @@ def test_a_short_value_in_capitals_is_mentioned_only_as_the_data_writes_it():
     assert mentioned("IT", "How many people are in IT?") and mentioned("Human Resources", "Who is in HR?")
 
 
+def test_a_part_asking_who_is_answered_by_the_names_even_inside_a_numbered_answer(tools, embedder):
+    # The model chose a list of fields for "who"; a table has no place in a numbered answer, and the model
+    # then wrote "There is 1 person …" and named nobody. The names are code's, and so is the line's figure.
+    question = "Who in Engineering earns more than 150000, and who works in Sales?"
+    outputs = ['everyone\nFilter: "department" is "Engineering" and "annual_salary_usd" above 150000\n'
+               'Result: list of "job_title", "annual_salary_usd"\n',
+               'everyone\nFilter: "department" is "Sales"\nResult: list of "job_title"\n']
+    agent, backend = make(tools, embedder, outputs, user="Priya Raman",
+                          bank=[("Who works in Sales?", "company"), ("Who earns more than 90000?", "company")])
+    trace, _ = answer_of(agent, question)
+    assert [r["kind"] for r in trace.route] == ["company", "company"]
+    assert trace.answer.startswith("1. The employees where department is Engineering and annual_salary_usd above "
+                                   "150000 (1): ")
+    assert " 2. The employees where department is Sales (7): " in trace.answer and "|" not in trace.answer
+    assert sum("the data's rows listed by code" in c for c in trace.checks) == 2
+    assert trace.ungrounded_numbers == [] and trace.llm_calls == 2  # the two queries; no answer call
+
+
 def test_a_later_part_about_the_same_people_keeps_the_filter_of_the_part_before(tools, embedder):
     # "…, and what is their average salary?" once averaged the whole company: "their" are the people the part
     # before counted, so its filter is the start of this part's (the model may only add to it).

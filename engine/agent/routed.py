@@ -1047,7 +1047,8 @@ class _Turn(Calculating, LookingUp):
             # all, where a model named some, or added a person the data did not return.
             self.trace.checks.append(f"part {part.number}: the data's rows listed by code")
             yield AnswerToken(part.listing)
-            return part.listing, sources
+            # (its heading states the query: "below 40" is code's usual week, a figure of the data)
+            return part.listing, sources + ([part.query.describe()] if part.query else [])
         if part.kind == "small_talk":
             offers = small_talk.capabilities(set(a.tools.names), a.context.role, a.profile.found,
                                              bool(a.procedures is not None and len(a.procedures)))
