@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engine.agent.applies import Figure, judge, mark_units, parallel_rows, question_figures, question_relative
-from engine.agent.calc_slot import Calculation, Variable, allowed_numbers, code_grammar, parse_code, substitute
+from engine.agent.calc_slot import (Calculation, Variable, allowed_numbers, code_grammar, parse_code, substitute,
+                                    without_section_numbers)
 from engine.agent.evidence import Passage, Unit, candidates, passages_from_hits, split_units, with_definitions
 from engine.agent.router import KINDS, Router
 from engine.agent.routed import split_parts
@@ -851,3 +852,31 @@ def test_a_status_the_question_names_by_its_own_word_is_never_dropped_as_unasked
     query = slots.parse('my direct reports\nFilter: "Emp Status" is "Active - Introductory"\nResult: names\n')
     assert slots.unasked(query) == []
     assert slots.unasked(slots.parse('my direct reports\nFilter: "Emp Status" is "Active"\nResult: names\n'))
+
+
+@pytest.mark.parametrize("text, section", [
+    # a heading, a list item, a breadcrumb and a cross-reference: the handbook's numbering
+    ("4.3 Overtime rates. Hours above 37.5 are paid at time and a half.", "4.3"),
+    ("  - 2.5. Ninguém pode aprovar os seus próprios pedidos.", "2.5"),
+    ("[2] pay.md › 4. Extra hours › 4.2 Part-timers – 4.3 Overtime rates", "4.3"),
+    ("The Sunday premium (see 5.1) does not add to it.", "5.1"),
+    ("Wer länger krank ist, meldet sich erneut (siehe Punkt 7.2).", "7.2"),
+    ("Les heures de nuit sont majorées (voir section 3.4).", "3.4"),
+    ("§ 12.1 Urlaubsanspruch", "12.1"),
+])
+def test_a_sections_number_is_no_figure_of_a_calculation(text, section):
+    # A small model divided a salary by 4.3, the number of the overtime section.
+    assert section not in allowed_numbers([text]) and section not in without_section_numbers(text)
+
+
+@pytest.mark.parametrize("text, figure", [
+    ("Overtime is paid at 1.5 times the hourly rate.", "1.5"),
+    ("- 37.5 hours a week is full time.", "37.5"),
+    ("Employees under 2.5 years of service get 20 days.", "2.5"),
+    ("If your rating is under 3.5, no bonus is paid.", "3.5"),  # "under" is no cross-reference word
+    ("7.1 Employees who have completed 12.5 Days of training", "12.5"),
+    ("See the table: 2.5 % of salary per year of service.", "2.5"),
+    ("The section pays 4.5 days per year.", "4.5"),
+])
+def test_a_figure_beside_a_sections_words_stays_a_figure(text, figure):
+    assert figure in allowed_numbers([text])

@@ -15,11 +15,12 @@ the values in, and the calculator works each line out before the answer is writt
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from engine.agent.grounding import UNIVERSAL_CONSTANTS, number_forms
-from engine.agent.rules.words import written_figures
+from engine.agent.rules.words import in_any_language, written_figures
 from engine.tools.answer_grammar import _trie_rule
 from engine.tools.calculator import CalculatorTool
 
@@ -83,9 +84,30 @@ def percent_fractions(sources: list[str]) -> set[str]:
     return out
 
 
+#: A section's number where a heading or a list item starts ("4.3 Overtime rates.", "2.5. Ninguém pode …",
+#: "› 4.2 Part-timers – 4.3 Overtime rates", "§ 7.1"): the handbook's numbering, no figure of a rule.
+_SECTION_NUMBER = re.compile(r"(?:^|(?<=[›–—] )|(?<=^- )|(?<=\s- )|(?<=\] )|(?<=§ )|(?<=§))\s*\d{1,2}(?:\.\d{1,2})+\.?"
+                             r"(?=\s+[^\W\d_a-z])", re.M)
+
+
+def without_section_numbers(text: str) -> str:
+    """``text`` without the numbers of its sections (:data:`_SECTION_NUMBER`) and of its cross-references
+    (``section_reference`` words of every language: "under 4.3", "siehe Punkt 7.1"): a small model took
+    "4.3 Overtime rates" for a rate and divided a salary by 4.3."""
+    text = _SECTION_NUMBER.sub(" ", text)
+    return _reference_number().sub(lambda m: m.group(0)[:m.start(1) - m.start(0)], text)
+
+
+@functools.lru_cache(maxsize=1)
+def _reference_number() -> re.Pattern:
+    words = in_any_language("section_reference").pattern
+    return re.compile(rf"(?i:{words})\s+§?\s*(\d{{1,2}}(?:\.\d{{1,2}})+)(?![\d.,]*\d)(?!\s*(?:%|[a-zß-ÿ]))")
+
+
 def allowed_numbers(sources: list[str]) -> list[str]:
-    """Plain numbers (no separators) a calculation may use: those of ``sources``, each also as a
-    fraction of 100 (a rate of 150 percent is 1.5), and the universal constants."""
+    """Plain numbers (no separators) a calculation may use: those of ``sources`` (not the numbers of their
+    sections), each also as a fraction of 100 (a rate of 150 percent is 1.5), and the universal constants."""
+    sources = [without_section_numbers(s) for s in sources]
     plain = {f for f in number_forms(sources) if "," not in f}
     # A figure the policy writes in words ("one and a half times", "cinq jours") is as much the policy's.
     plain |= {f for source in sources for f in written_figures(source)}
