@@ -164,7 +164,27 @@ def find_user_row(table: EmployeeTable, user: str) -> int | None:
                                 hint="Sign in with the employee id, e-mail or user name, or make the names unique.")
         if matches:
             return matches[0]
-    return None
+    return _row_by_id(table, user)
+
+
+def _id_key(value: Any) -> str:
+    """A personnel number as written in any of its forms: "000101", 101 and 101.0 alike; "E-100" and "e100"."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = re.sub(r"[^0-9a-z]", "", str(value).casefold())
+    return re.sub(r"\d+", lambda m: str(int(m.group(0))), text)
+
+
+def _row_by_id(table: EmployeeTable, user: str) -> int | None:
+    """The one row whose id is ``user`` written another way (leading zeros a number column dropped, a hyphen);
+    None where none is, or several are."""
+    col = table.role("employee_id")
+    key = _id_key(user)
+    if not col or not key or not re.search(r"\d", key):
+        return None
+    matches = [int(idx) for idx, value in table.df[col].items() if value == value and value is not None
+               and _id_key(value) == key]
+    return matches[0] if len(matches) == 1 else None
 
 
 def manager_keys(table: EmployeeTable, row: int) -> set[str]:

@@ -203,8 +203,12 @@ def write_map(table) -> str:
     lines.append(f"dates = {_toml_str(table.conventions.get('dates') or 'iso')}")
     lines += ["", "[columns.units]"]
     for col, unit in schema.units.items():
-        if col not in table.pay_columns:
+        if col in table.pay_columns:
+            continue
+        if unit in _UNITS:
             lines.append(f"{_toml_key(col)} = {_toml_str(unit)}")
+        else:  # a currency on a column no role says is pay: IT decides ([columns] pay, then [columns.money])
+            lines.append(f"# {_toml_key(col)} holds {unit}: if it is pay, name it under pay above and in [columns.money]")
     lines += ["", "[columns.money]"]
     for col in table.pay_columns:
         period, currency = schema.pay_periods.get(col, ""), schema.units.get(col, "")

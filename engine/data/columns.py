@@ -164,8 +164,12 @@ def infer_roles(columns: dict, df, guessed: dict[str, list[str]]) -> tuple[dict[
         if not cols:
             roles.pop(role)
     # A "name" the English guess took from the first capitalised text ("Directrice générale") must hold names.
+    # And a column of names that repeat is whose names others give (a manager, "Chef"), not the rows' own: taken
+    # for the name, it made a manager of three people sign in as none of them.
     name = next(iter(roles.get("name") or []), None)
-    if name and not columns[name].derived_from and _person_names(values[name], (1, 4)) < 0.5:
+    if name and not columns[name].derived_from and (
+            _person_names(values[name], (1, 4)) < 0.5
+            or len(values[name]) >= 5 and len({_key(v) for v in values[name]}) < 0.8 * len(values[name])):
         roles.pop("name")
         taken.discard(name)
     for role, cols in roles.items():
@@ -426,4 +430,4 @@ def header_period(header: str) -> str:
 def is_hr_department(value: Any, languages: set[str]) -> bool:
     """Whether a department's name is HR's in one of ``languages`` (those the file's headers are in):
     "Personal" is HR in a German export, and nobody's department in an English one."""
-    return bool(languages) and vocabulary().value_in(value, "hr_departments", languages)
+    return bool(languages) and vocabulary().value_of_words(value, "hr_departments", languages)

@@ -52,7 +52,10 @@ _TIME_QUANTITY = re.compile(r"\(\s*(hrs?|hours?|days?)\b|\b(hrs?|hours?|days?)\s
 HR_DEPARTMENT = re.compile(r"^\s*(hr|human[ _-]?resources?|people([ _-]?(ops|operations|services|team|and culture|"
                            r"& culture))?)"
                            r"(\s+(department|dept\.?|team|division))?\s*$", re.I)
-_CURRENCY = re.compile(r"^\(?\s*([-+]?)\s*(?:[$€£¥₱₹]|PHP|USD|EUR|GBP)?\s*([-+]?[\d\s,.' ]*\d)\s*(?:[$€£¥₱₹%]|PHP|USD|EUR|GBP)?\s*\)?$")  # noqa: E501
+#: A currency written beside an amount, before or after it ("R$ 4.850,00", "CHF 12'500.00", "35 000 kr", "12 500 zł").
+_MONEY_MARK = r"(?:[$€£¥₱₹]|R\$|Fr\.|PHP|USD|EUR|GBP|CHF|SEK|NOK|DKK|PLN|CZK|HUF|BRL|CAD|AUD|INR|MXN|kr\.?|zł|Kč|Ft)"
+_CURRENCY = re.compile(rf"^\(?\s*([-+]?)\s*{_MONEY_MARK}?\s*([-+]?[\d\s,.'’ ]*\d)\s*(?:{_MONEY_MARK}|%)?\s*\)?$",
+                       re.I)
 DATE_FORMATS = ["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%d/%m/%Y", "%Y/%m/%d", "%m/%d/%y", "%d/%m/%y", "%d-%b-%Y", "%d %b %Y",
                 "%b %d, %Y", "%B %d, %Y", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
 MAX_ROWS = 500_000
@@ -192,6 +195,36 @@ def _read_bytes(path: Path) -> bytes:
     return raw
 
 
+def _delimiter(sample: str, cut: bool = False) -> str:
+    """The separator of a CSV file: the one that splits the first lines into the most columns, the same
+    number on (nearly) every line. csv.Sniffer took the comma of "Gaßner, Ursula", in every row of a
+    semicolon file, for the separator and read two columns."""
+    if cut and "\n" in sample.rstrip("\n"):
+        sample = sample[:sample.rstrip("\n").rfind("\n")]  # (the last line is cut off)
+    best, best_score = "", (-1.0, 0)
+    for d in ",;\t|":
+        try:
+            rows = [r for r in csv.reader(io.StringIO(sample, newline=""), delimiter=d) if any(c.strip() for c in r)]
+        except csv.Error:
+            continue
+        if not rows:
+            continue
+        width = max(len(rows[0]), len(rows[min(1, len(rows) - 1)]))  # (a title line above the header: the next)
+        if width < 2:
+            continue
+        same = sum(1 for r in rows if len(r) == width or len(r) > width and not any(c.strip() for c in r[width:]))
+        score = (round(same / len(rows), 1), width)  # consistent first, then the most columns
+        if score > best_score:
+            best, best_score = d, score
+    if best and best_score[0] >= 0.8:
+        return best
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+    except csv.Error:
+        first = next((line for line in sample.splitlines() if line.strip()), "")
+        return max(",;\t|", key=first.count)
+
+
 def _read_csv_rows(path: Path, raw: bytes | None = None) -> list[list[str]]:
     raw = _read_bytes(path) if raw is None else raw
     if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -202,22 +235,23 @@ def _read_csv_rows(path: Path, raw: bytes | None = None) -> list[list[str]]:
     text = _decode(raw, path)
     if not text.strip():
         raise DataFileError(f"The employee file {path} is empty.", hint="Export the employee list again.")
-    sample = text[:8192]
-    try:
-        dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
-        delimiter = dialect.delimiter
-    except csv.Error:
-        delimiter = max(",;\t|", key=lambda d: sample.splitlines()[0].count(d))
+    delimiter = _delimiter(text[:16384], cut=len(text) > 16384)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quotechar='"', skipinitialspace=False)
     rows: list[list[str]] = []
     width = None
+    titles = 0  # lines above the header with one cell (a title, a date of export)
     try:
         for row in reader:
             line = reader.line_num
             if not row or all(not c.strip() for c in row):
                 continue
+            if width is None and sum(1 for c in row if c.strip()) <= 1 and titles < 5:
+                titles += 1
+                rows.append([c.strip() for c in row])
+                continue
             if width is None:
                 width = len(row)
+                rows = [] if len(row) >= 3 else rows  # (the header follows the title lines: they go)
             elif len(row) != width:
                 # Trailing empty cells are a common export habit; anything else is an error.
                 if len(row) > width and all(not c.strip() for c in row[width:]):
@@ -342,6 +376,7 @@ def _read_xlsx_rows(path: Path) -> list[list[str]]:
                 wb.close()
                 raise DataFileError(f"{path.name} has more than {MAX_ROWS} rows.", hint="Split the file.")
     wb.close()
+    rows = _from_header(rows)
     if rows:
         width = max(i + 1 for i, c in enumerate(rows[0]) if c) if any(rows[0]) else 0
         rows = [r[:width] + [""] * (width - len(r)) for r in rows]
@@ -354,13 +389,13 @@ def parse_number(text: str, decimal: str = "") -> float | None:
 
     ``decimal`` is the file's decimal mark where it is known ("," in ``4.850,00``, ``12,5``): then
     ``4.850`` is four thousand eight hundred and fifty, not 4.85. Unknown (""), each value decides."""
-    t = text.strip()
+    t = re.sub(r"[.,]-{1,2}$", "", text.strip())  # "4850,-": whole units, as German and Swiss lists write them
     if not t:
         return None
     m = _CURRENCY.match(t)
     if not m:
         return None
-    sign, body = m.group(1), re.sub(r"[\s'\u00a0\u202f]", "", m.group(2))
+    sign, body = m.group(1), re.sub(r"[\s'’\u00a0\u202f]", "", m.group(2))
     if decimal in (",", "."):
         group = "." if decimal == "," else ","
         if body.count(decimal) > 1 or (body.count(group) and not re.fullmatch(
@@ -402,6 +437,7 @@ def parse_number(text: str, decimal: str = "") -> float | None:
 _NUMBERISH = re.compile(r"^[-+(]?\s*[$€£]?\s*[-+]?[\d][\d.,\s'\u00a0\u202f]*\s*[$€£%]?\)?$")
 _GROUPS_DOT = re.compile(r"^[-+]?\d{1,3}(\.\d{3}){2,}$")  # 1.234.567: dots group thousands
 _GROUPS_COMMA = re.compile(r"^[-+]?\d{1,3}(,\d{3}){2,}$")  # 1,234,567
+_DOTTED_DATE = re.compile(r"^\d{1,2}\.\d{1,2}\.\d{4}$")
 _ONE_GROUP = re.compile(r"^[-+]?\d{1,3}\.\d{3}$")  # 48.000: 48 or 48000? (48,000 is read as 48000, as before)
 _COMMA_DECIMAL = re.compile(r"^[-+(]?\s*[$€£]?\s*(\d{1,3}(\.\d{3})+,\d+|\d+,\d{1,2}|\d+,\d{4,})\s*[$€£%]?\)?$")
 _DOT_DECIMAL = re.compile(r"^[-+(]?\s*[$€£]?\s*(\d{1,3}(,\d{3})+\.\d+|\d+\.\d{1,2}|\d+\.\d{4,})\s*[$€£%]?\)?$")
@@ -411,7 +447,7 @@ def decimal_mark(rows: list[list[str]]) -> str:
     """The file's decimal mark, decided from all its cells: "," where some are written ``4.850,00`` or
     ``12,5`` and none ``4,850.00`` or ``12.5``; "." the other way round; "" where the cells cannot tell
     (only whole numbers, or both kinds)."""
-    comma = dot = 0
+    comma = dot = groups = 0
     width = max((len(r) for r in rows), default=0)
     for i in range(width):
         cells = [r[i] for r in rows[1:] if i < len(r) and r[i]]
@@ -423,6 +459,14 @@ def decimal_mark(rows: list[list[str]]) -> str:
                 comma += 1
             elif _DOT_DECIMAL.match(cell) or _GROUPS_COMMA.match(cell):
                 dot += 1
+            elif _ONE_GROUP.match(cell) and not cell.lstrip("+-").startswith("0"):
+                groups += 1
+            elif re.fullmatch(r"[-+]?0\.\d+", cell):  # "0.875": a decimal point (no group of thousands starts with 0)
+                dot += 1
+    if not comma and not dot and groups >= 3 and any(_DOTTED_DATE.match(c) for r in rows[1:] for c in r):
+        # "8.900", "4.250", "1.875" in pay, and dates written 01.03.2019: the German convention, in which a
+        # dot groups thousands; read as decimals, a monthly pay came out a thousand times too small.
+        return ","
     return "," if comma and not dot else "." if dot and not comma else ""
 
 
@@ -695,11 +739,37 @@ def load_employees(path: str | Path, overrides: dict[str, Any] | None = None) ->
         rows = _read_csv_rows(path, raw)
     else:
         raise DataFileError(f"{path.name} is not a CSV or XLSX file.", hint="Export the employee list as CSV or XLSX.")
+    rows = _without_totals(_from_header(rows))
     if len(rows) < 2:
         raise DataFileError(f"The employee file {path.name} has a header but no employees.",
                             hint="Export the employee list again.")
     return table_from_rows(rows, str(path), path.name, overrides, _side_file(path), own_data=_owned_by_me(path),
                            sha256=hashlib.sha256(raw).hexdigest())
+
+
+def _from_header(rows: list[list[str]]) -> list[list[str]]:
+    """The rows from the header on: a title above it ("Personalliste AlpenTech AG – Stand 30.09.2024", one
+    cell) is no header, and taken for one it made a table of one column."""
+    filled = [sum(1 for c in r if str(c).strip()) for r in rows[:6]]
+    start = next((i for i, n in enumerate(filled) if n >= 2), 0)
+    if start and filled[start] >= 3:
+        return rows[start:]
+    return rows
+
+
+def _without_totals(rows: list[list[str]]) -> list[list[str]]:
+    """The rows without a totals line at the end ("TOTAL", "Summe", "Razem" as the first filled cell, with
+    the sums beside it): counted as an employee, it added itself to every sum and could be signed in as."""
+    from engine.data.vocab import vocabulary
+
+    vocab = vocabulary()
+    every = set(vocab.languages)
+    while len(rows) > 2:
+        first = next((c for c in rows[-1] if str(c).strip()), "")
+        if not vocab.value_in(first, "total_row", every):
+            break
+        rows = rows[:-1]
+    return rows
 
 
 def _owned_by_me(path: Path) -> bool:

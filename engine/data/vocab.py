@@ -164,6 +164,22 @@ class Vocabulary:
         text = fold(str(value)) if isinstance(value, str) else ""
         return any(text in self.values_by_language.get(lang, {}).get(kind, ()) for lang in languages)
 
+    def value_of_words(self, value: object, kind: str, languages: set[str]) -> bool:
+        """Whether a cell is made of ``kind``'s phrases of ``languages`` alone, two or more of them
+        ("HR - Personal", "Personal (HR)": HR named twice), or is one of them (:meth:`value_in`)."""
+        if self.value_in(value, kind, languages):
+            return True
+        text = fold(str(value)) if isinstance(value, str) else ""
+        phrases = sorted({p for lang in languages for p in self.values_by_language.get(lang, {}).get(kind, ())},
+                         key=len, reverse=True)
+        if not text or not phrases:
+            return False
+        rest, found = f" {text} ", 0
+        for phrase in phrases:
+            while f" {phrase} " in rest:
+                rest, found = rest.replace(f" {phrase} ", " ", 1), found + 1
+        return found >= 2 and not rest.strip()
+
     def value_language(self, value: object, kind: str) -> str:
         return self.value_languages.get((kind, fold(str(value))), "")
 

@@ -1,0 +1,116 @@
+"""Exports as people's spreadsheets write them: a name with a comma in every row of a semicolon file, a
+title above the header, a totals line, ids with leading zeros, thousands dots without cents, currencies
+beside the amount, HR named twice. Each case was found by a red-team pass over exports nobody here wrote."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from engine.data.access import find_user_row, make_viewer
+from engine.data.column_map import write_map
+from engine.data.columns import is_hr_department
+from engine.data.employees import load_employees, parse_number
+
+SWISS = ("Pers.-Nr.;Name, Vorname;Vorgesetzte/r;Abteilung;Eintritt;Jahreslohn brutto CHF\n"
+         "00017;Gaßner, Ursula;;Geschäftsleitung;01.03.2009;185'000.00\n"
+         "00018;Brändli, Jörg;Gaßner, Ursula;Produktion;15.06.2012;98'500.00\n"
+         "00019;Keller, Sandra;Gaßner, Ursula;HR - Personal;02.01.2014;104'250.50\n"
+         "00020;Hofmann, Céline;Keller, Sandra;HR - Personal;01.09.2020;76'000.00\n"
+         "00021;Stöckli, Reto;Gaßner, Ursula;Produktion;01.02.2018;88'400.00\n")
+
+
+def _write(tmp_path, name: str, text: str, encoding: str = "utf-8"):
+    path = tmp_path / name
+    path.write_text(text, encoding=encoding)
+    return path
+
+
+def test_a_semicolon_file_whose_names_hold_a_comma_in_every_row_keeps_its_columns(tmp_path):
+    # csv.Sniffer took the comma of "Gaßner, Ursula" for the separator: two columns, and "No problems found".
+    table = load_employees(_write(tmp_path, "personal.csv", SWISS))
+    assert {"Pers.-Nr.", "Name, Vorname", "Vorgesetzte/r", "Abteilung", "Eintritt"} <= set(table.df.columns)
+    assert table.role("manager") == "Vorgesetzte/r" and table.role("department") == "Abteilung"
+    assert table.df["Jahreslohn brutto CHF"].tolist()[:3] == [185000.0, 98500.0, 104250.5]
+
+
+def test_a_title_above_the_header_and_a_totals_line_below_the_people_are_no_rows(tmp_path):
+    lines = SWISS.splitlines()
+    text = "\n".join(["Personalliste Alpentech AG – Stand 30.09.2026", "", *lines,
+                      "Total;;;;;551'650.50", ""])
+    table = load_employees(_write(tmp_path, "personal.csv", text))
+    assert len(table.df) == 5 and table.role("employee_id") == "Pers.-Nr."
+    assert find_user_row(table, "Total") is None
+    assert table.df["Jahreslohn brutto CHF"].sum() == pytest.approx(552150.5)
+    # A first cell that is a person's is kept, whatever it reads like.
+    people = load_employees(_write(tmp_path, "staff.csv", "Name,Dept\nAna Cruz,Sales\nTotal Mensah,Sales\n"))
+    assert len(people.df) == 2
+
+
+def test_an_id_written_with_leading_zeros_or_a_hyphen_signs_its_owner_in(tmp_path):
+    table = load_employees(_write(tmp_path, "personal.csv", SWISS))
+    ursula = find_user_row(table, "Ursula Gaßner")
+    assert ursula is not None
+    assert find_user_row(table, "00017") == ursula == find_user_row(table, "17")
+    assert find_user_row(table, "00099") is None
+    us = load_employees(_write(tmp_path, "hris.csv", "Employee ID,Name\nE-100,Dolores Reyes\nE-104,Pat Oh\n"))
+    assert find_user_row(us, "E100") == 0 and find_user_row(us, "e-104") == 1
+
+
+def test_hr_named_twice_is_hr_and_hr_beside_another_department_is_not():
+    assert is_hr_department("HR - Personal", {"de"}) and is_hr_department("Personal (HR)", {"de"})
+    assert not is_hr_department("HR & Admin", {"de"}) and not is_hr_department("Personal Verkauf", {"de"})
+    assert not is_hr_department("Personal", {"en"})  # (an English export's "Personal" is nobody's HR)
+
+
+def test_the_head_of_hr_in_a_department_named_twice_reads_as_hr(tmp_path):
+    table = load_employees(_write(tmp_path, "personal.csv", SWISS))
+    assert make_viewer(table, "Sandra Keller").role == "hr"
+    assert make_viewer(table, "Reto Stöckli").role == "employee"
+
+
+def test_thousands_dots_without_cents_beside_dotted_dates_are_thousands(tmp_path):
+    text = ("Personalnummer;Name;Eintrittsdatum;Monatsbezug brutto (EUR)\n1;Anna Gruber;01.03.2019;8.900\n"
+            "2;Paul Huber;15.06.2020;4.250\n3;Eva Moser;02.01.2021;1.875\n4;Karl Bauer;01.02.2022;3.980\n")
+    table = load_employees(_write(tmp_path, "personal.csv", text))
+    assert table.conventions["decimal"] == ","
+    assert table.df["Monatsbezug brutto (EUR)"].tolist() == [8900, 4250, 1875, 3980]
+    assert "pay" in table.columns["Monatsbezug brutto (EUR)"].roles
+    # A share written 0.875 is a decimal point: no group of thousands starts with a zero.
+    fte = text.replace("Monatsbezug brutto (EUR)\n", "Monatsbezug brutto (EUR);Pensum\n").replace("8.900\n", "8.900;0.875\n")
+    fte = fte.replace("4.250\n", "4.250;1.000\n").replace("1.875\n", "1.875;1.000\n").replace("3.980\n", "3.980;0.500\n")
+    assert load_employees(_write(tmp_path, "pensum.csv", fte)).conventions["decimal"] != ","
+
+
+@pytest.mark.parametrize("text, value", [
+    ("R$ 4.850,00", 4850.0), ("CHF 12'500.00", 12500.0), ("Fr. 4'850.50", 4850.5), ("12’500.00", 12500.0),
+    ("12 500 zł", 12500.0), ("SEK 35 000", 35000.0), ("35 000 kr", 35000.0), ("4850,-", 4850.0),
+    ("EUR 3.900,50", 3900.5), ("£98,500.00", 98500.0),
+])
+def test_an_amount_with_its_currency_beside_it_is_a_number(text, value):
+    assert parse_number(text) == value
+
+
+@pytest.mark.parametrize("text", ["12-5", "Room 4", "2024-01-01", "kr", "R$"])
+def test_what_is_no_amount_stays_text(text):
+    assert parse_number(text) is None
+
+
+def test_a_column_of_names_that_repeat_is_no_ones_own_name(tmp_path):
+    # "Chef" in a Swedish export: names, but each is a manager's, given by several people.
+    text = ("Nr;Chef;Avdelning\n1;Åsa Lindqvist;Ekonomi\n2;Åsa Lindqvist;Ekonomi\n3;Åsa Lindqvist;Logistik\n"
+            "4;Björn Öberg;Logistik\n5;Björn Öberg;Logistik\n6;Åsa Lindqvist;Ekonomi\n")
+    table = load_employees(_write(tmp_path, "personal.csv", text))
+    assert table.role("name") != "Chef"
+
+
+def test_a_written_map_with_a_currency_on_a_column_no_role_names_reads_back(tmp_path):
+    # --write-map had put "SEK" under [columns.units], which the app then refused to load.
+    text = ("Employee ID;Name;Bonus pot (SEK)\n1;Ana Cruz;1 000\n2;Bo Li;2 000\n3;Cy Wu;3 000\n")
+    path = _write(tmp_path, "staff.csv", text)
+    table = load_employees(path)
+    conf = tomllib.loads(write_map(table))["columns"]
+    assert "Bonus pot (SEK)" not in conf.get("units", {})
+    conf["confirmed"] = True
+    assert load_employees(path, overrides=conf).role("employee_id") == "Employee ID"
