@@ -114,3 +114,26 @@ def test_a_written_map_with_a_currency_on_a_column_no_role_names_reads_back(tmp_
     assert "Bonus pot (SEK)" not in conf.get("units", {})
     conf["confirmed"] = True
     assert load_employees(path, overrides=conf).role("employee_id") == "Employee ID"
+
+
+def test_a_polish_and_a_swedish_export_are_read_from_their_language_files(tmp_path):
+    # A language is a file (engine/data/lang/pl.toml, sv.toml): no code knows these words.
+    polish = ("Nr ewid.;Imię;Nazwisko;Przełożony (nr ewid.);Dział;Data zatrudnienia;"
+              "Wynagrodzenie zasadnicze brutto (PLN);Urlop pozostały (dni)\n"
+              "0001;Krzysztof;Wójcik;;Zarząd;01.03.2009;28 500,00;26\n"
+              "0002;Małgorzata;Kowalczyk;0001;Kadry i płace;15.06.2012;14 200,00;21,5\n"
+              "0003;Łukasz;Zieliński;0001;Produkcja;02.01.2014;13 750,50;18\n"
+              "0004;Paweł;Woźniak;0003;Produkcja;01.02.2018;8 400,00;12\n"
+              "RAZEM;;;;;;64 850,50;77,5\n")
+    table = load_employees(_write(tmp_path, "kadry.csv", polish))
+    assert len(table.df) == 4 and table.role("employee_id") == "Nr ewid."
+    assert table.role("manager") == "Przełożony (nr ewid.)" and table.role("vacation_balance") == "Urlop pozostały (dni)"
+    assert table.df["Wynagrodzenie zasadnicze brutto (PLN)"].tolist()[:2] == [28500.0, 14200.0]
+    assert make_viewer(table, "Lukasz Zielinski").reports == ["Paweł Woźniak"]
+    assert make_viewer(table, "0002").role == "hr"
+    swedish = ("Anställningsnummer;Förnamn;Efternamn;Chef;Avdelning;Månadslön (SEK);Semesterdagar kvar\n"
+               "101;Åsa;Lindqvist;;Ledning;78 500;25\n102;Björn;Öberg;Åsa Lindqvist;Ekonomi;56 200;31\n"
+               "103;Märta;Ångström;Björn Öberg;Ekonomi;38 400;18\n104;Karin;Lund;Björn Öberg;HR;41 000;20\n")
+    table = load_employees(_write(tmp_path, "personal.csv", swedish))
+    assert table.role("manager") == "Chef" and "pay" in table.columns["Månadslön (SEK)"].roles
+    assert make_viewer(table, "Bjorn Oberg").reports == ["Märta Ångström", "Karin Lund"]
