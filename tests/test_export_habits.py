@@ -137,3 +137,24 @@ def test_a_polish_and_a_swedish_export_are_read_from_their_language_files(tmp_pa
     table = load_employees(_write(tmp_path, "personal.csv", swedish))
     assert table.role("manager") == "Chef" and "pay" in table.columns["Månadslön (SEK)"].roles
     assert make_viewer(table, "Bjorn Oberg").reports == ["Märta Ångström", "Karin Lund"]
+
+
+def test_a_workbook_with_a_title_row_and_one_date_typed_as_text(tmp_path):
+    import datetime as dt
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["Personalliste Alpentech AG – Stand 30.09.2026"])
+    sheet.append(["Pers.-Nr.", "Name", "Abteilung", "Eintritt"])
+    sheet.append(["00017", "Ursula Gaßner", "Geschäftsleitung", dt.datetime(2009, 3, 1)])
+    sheet.append(["00018", "Jörg Brändli", "Produktion", "01.03.2022"])  # typed, not a date cell
+    sheet.append(["00019", "Sandra Keller", "Personal", dt.datetime(2014, 1, 2)])
+    sheet.append(["00020", "Reto Stöckli", "Produktion", dt.datetime(2018, 2, 1)])
+    sheet.append(["00021", "Céline Hofmann", "Personal", dt.datetime(2020, 9, 1)])
+    path = tmp_path / "personal.xlsx"
+    book.save(path)
+    table = load_employees(path)
+    assert len(table.df) == 5 and table.role("hire_date") == "Eintritt"
+    assert str(table.df.at[1, "Eintritt"].date()) == "2022-03-01"

@@ -134,6 +134,26 @@ def test_a_balance_question_goes_to_the_record_only_where_it_keeps_that_kind(que
     assert checked_route(Route("policy", "vote", ["policy"], {}), question, allowed, record).kind == kind
 
 
+@pytest.mark.parametrize("voted, question, record, kind", [
+    # Who my manager is: the record's, in any language, however the vote leaned (the handbook says
+    # "Vorgesetzter" too); a longer question about what to do is the policy's.
+    ("policy", "Wer ist mein Vorgesetzter?", ["Vorgesetzte/r", "Abteilung"], "my_data"),
+    ("policy_me", "Quem é o meu gestor?", ["Chefia", "Departamento"], "my_data"),
+    ("policy", "Who should I tell if my manager is away?", ["Line Manager"], "policy"),
+    ("policy", "Who approves my leave?", ["Line Manager"], "policy"),
+    ("policy", "Who is my manager?", ["Name", "Department"], "policy"),  # no manager field: nothing to read
+    # Pay asked at the period the record keeps it: the record's figure, nothing to work out.
+    ("my_calc", "What is my monthly gross pay?", ["Monatsbezug brutto (EUR)"], "my_data"),
+    ("my_calc", "Wie hoch ist mein Jahresgehalt?", ["Jahresgehalt (EUR)"], "my_data"),
+    ("my_calc", "What is my monthly gross pay?", ["Annual Salary (EUR)"], "my_calc"),  # (12 months of it)
+    ("my_calc", "What is my monthly pay after a 3% raise?", ["Monthly Salary (EUR)"], "my_calc"),
+])
+def test_a_fact_the_record_keeps_as_asked_is_the_records(voted, question, record, kind):
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
+               "policy_calc"]
+    assert checked_route(Route(voted, "vote", [voted], {}), question, allowed, record).kind == kind
+
+
 def test_the_digits_of_an_id_are_no_figure_an_answer_may_write():
     from engine.agent.grounding import number_forms
 

@@ -1401,6 +1401,24 @@ def test_a_part_asking_who_is_answered_by_the_names_even_inside_a_numbered_answe
     assert trace.ungrounded_numbers == [] and trace.llm_calls == 2  # the two queries; no answer call
 
 
+def test_an_average_over_a_department_the_data_names_is_a_company_question(tools, embedder):
+    # The nearest labelled questions made "the average monthly pay in Produktion" a calculation on the asker's
+    # own pay (3450 x 12); a department of the data, named, with an average asked, is those people's data.
+    question = "What is the average salary in Engineering?"
+    outputs = ['everyone\nFilter: "department" is "Engineering"\nResult: average of "annual_salary_usd"\n',
+               "The average salary in Engineering is given above."]
+    agent, backend = make(tools, embedder, outputs, user="Priya Raman",
+                          bank=[("What is my average salary per month?", "my_calc")])
+    trace, _ = answer_of(agent, question)
+    assert [r["kind"] for r in trace.route] == ["company"]
+    assert any("an average over 'Engineering'" in c for c in trace.checks)
+    # Without a group of the data named, the vote stands.
+    agent, backend = make(tools, embedder, ["answer = annual_salary_usd / 12\n", "x"], user="Priya Raman",
+                          bank=[("What is my average salary per month?", "my_calc")])
+    trace, _ = answer_of(agent, "What is my average salary per month?")
+    assert [r["kind"] for r in trace.route] == ["my_calc"]
+
+
 def test_a_later_part_about_the_same_people_keeps_the_filter_of_the_part_before(tools, embedder):
     # "…, and what is their average salary?" once averaged the whole company: "their" are the people the part
     # before counted, so its filter is the start of this part's (the model may only add to it).

@@ -63,6 +63,36 @@ def _asks_rate_in_any_language(text: str) -> str:
                  if in_any_language(f"rate_terms.{per}").search(text)), "")
 
 
+def _asks_own_manager(text: str, record: list[str]) -> bool:
+    """Whether a question asks who the asker's manager is ("Who is my manager?", "Quem é o meu gestor?") and the
+    record has a manager field: who is asked, the asker is spoken of, and the only role the words name is the
+    manager's."""
+    from engine.agent.sentences import asked_aggregate
+    from engine.data.columns import header_candidates
+
+    # (a short question: "Who should I tell if my manager is away?" asks the policy who else)
+    if re.search(r"\d", text) or len(re.findall(r"\w+", text)) > 7 or asked_aggregate(text) != "names" \
+            or not self_words().search(text):
+        return False
+    if {r for r, _, _ in header_candidates(text)} != {"manager"}:
+        return False
+    return any(any(r == "manager" for r, _, _ in header_candidates(label)) for label in record)
+
+
+def _asks_kept_pay(text: str, record: list[str]) -> bool:
+    """Whether a question with no figure of its own asks for the person's pay at one period (monthly, yearly,
+    hourly, in any language's words) and a pay field of the record is kept at that period."""
+    from engine.data.columns import header_candidates, header_period
+
+    if re.search(r"\d", text):
+        return False
+    asked = [per for per in ("hour", "week", "month", "year") if in_any_language(f"rate_terms.{per}").search(text)]
+    if len(asked) != 1:
+        return False
+    return any(header_period(label) == asked[0] and any(r == "pay" for r, _, _ in header_candidates(label))
+               for label in record)
+
+
 def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None) -> Route:
     """Code's word on two kinds it can tell from the question's own words, over the vote and the model:
     what a rule does to my balance (carry over, cash out, forfeit) is a policy applied to me, and how
@@ -73,6 +103,15 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and not _WHICH_TEAM.search(text):
         # "¿Quién de mi equipo tiene más días pendientes?": a manager's own team, whatever the vote said.
         return Route("my_team", "code", route.candidates, route.scores)
+    if route.kind in ("policy", "policy_me") and "my_data" in allowed and record and _asks_own_manager(text, record):
+        # "Wer ist mein Vorgesetzter?": the handbook says "Vorgesetzter" too, and the vote leaned to it; who my
+        # manager is, is my record's (a policy answer had named the asker as their own manager).
+        return Route("my_data", "code", route.candidates, route.scores)
+    if route.kind in ("my_calc", "calculation", "policy_calc") and "my_data" in allowed and record \
+            and _asks_kept_pay(text, record):
+        # "What is my monthly gross pay?" of someone paid by the month: the record's figure, nothing to work out
+        # (the nearest labelled questions were of people paid by the year, and the model wrote 2850 x 12).
+        return Route("my_data", "code", route.candidates, route.scores)
     if route.kind in ("my_data", "my_calc") and _POLICY_ACTION.search(text) and "policy_calc" in allowed:
         return Route("policy_calc", "code", route.candidates, route.scores)
     rate = _ASKS_RATE.search(text)

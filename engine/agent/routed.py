@@ -588,6 +588,7 @@ class _Turn(Calculating, LookingUp):
             route = Route(a.router.parse(chosen, vote.candidates), "model", vote.candidates, vote.scores)
         route = checked_route(route, text, allowed, [f.label for f in a.profile.facts])
         route = self._people_with(route, text, allowed)
+        route = self._group_average(route, text, allowed)
         self.trace.route.append({"part": part.number, "text": part.text, **route.to_dict()})
         self.memory.part_kinds.append(route.kind)
         yield ThoughtStep(f"This is a question about {KINDS[route.kind]}.")
@@ -612,6 +613,28 @@ class _Turn(Calculating, LookingUp):
         if kind not in allowed:
             return route
         self.trace.checks.append(f"route: asks which people are {named[0]!r} (a value of the data): {kind}")
+        return Route(kind, "code", route.candidates, route.scores)
+
+    def _group_average(self, route: Route, text: str, allowed: list[str]) -> Route:
+        """"What is the average monthly pay in Produktion?": an average (or median) over a department or site the
+        data holds, named by its value, is about those people's data, not a calculation on the asker's own
+        figures (the nearest labelled questions had made it "my yearly pay": 3450 x 12)."""
+        from engine.agent.sentences import asked_aggregate
+
+        if route.kind not in ("my_calc", "my_data", "calculation", "policy_calc") \
+                or asked_aggregate(text) not in ("average", "median"):
+            return route
+        data = self.agent.tools.of(EmployeeDataTool)
+        if data is None:
+            return route
+        table = data.table
+        columns = [c for role in ("department", "site") for c in table.roles.get(role) or ()]
+        named = [v for c in columns for v in dict.fromkeys(table.df[c])
+                 if isinstance(v, str) and len(v) > 2 and mentioned(v, text)]
+        kind = "my_team" if team_words().search(text) else "company"
+        if not named or kind not in allowed:
+            return route
+        self.trace.checks.append(f"route: an {asked_aggregate(text)} over {named[0]!r} (a group of the data): {kind}")
         return Route(kind, "code", route.candidates, route.scores)
 
     def _named_people(self, text: str) -> list[str]:

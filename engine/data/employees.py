@@ -271,6 +271,23 @@ def _read_csv_rows(path: Path, raw: bytes | None = None) -> list[list[str]]:
     return rows
 
 
+def _typed_text_dates(rows: list[list[str]], dated: dict[int, int]) -> None:
+    """In a workbook column Excel holds as dates, a cell someone typed as text ("01.03.2022") is a date too,
+    where its format says the order (dots are day-first; ISO): one such cell had made the whole column text."""
+    for i, count in dated.items():
+        cells = [r[i] for r in rows[1:] if i < len(r) and r[i]]
+        if count < 0.8 * len(cells):
+            continue
+        for r in rows[1:]:
+            if i < len(r) and r[i] and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", r[i]):
+                for fmt in ("%d.%m.%Y", "%d.%m.%y", "%Y/%m/%d"):
+                    try:
+                        r[i] = _dt.datetime.strptime(r[i], fmt).strftime("%Y-%m-%d")
+                        break
+                    except ValueError:
+                        continue
+
+
 def _xlsx_sheet_rows(z, limit: int) -> int:
     """How many rows the workbook's first worksheet has, found without parsing them, so a sheet over the limit
     is refused as fast as a CSV (openpyxl takes minutes over 600,000 rows): the sheet's own
@@ -367,9 +384,13 @@ def _read_xlsx_rows(path: Path) -> list[list[str]]:
     ws = wb.worksheets[0]
     ws.reset_dimensions()  # read the rows that are there: a sheet's dimension may be missing or too small
     rows = []
+    dated: dict[int, int] = {}  # column -> how many of its cells the workbook holds as dates
     for values in ws.iter_rows(values_only=True):
         cells = ["" if v is None else (v.strftime("%Y-%m-%d") if isinstance(v, (_dt.date, _dt.datetime)) else str(v))
                  for v in values]
+        for i, v in enumerate(values):
+            if isinstance(v, (_dt.date, _dt.datetime)):
+                dated[i] = dated.get(i, 0) + 1
         if any(c.strip() for c in cells):
             rows.append([c.strip() for c in cells])
             if len(rows) > MAX_ROWS + 1:  # counted while streaming, as for CSV (+1: the header)
@@ -377,6 +398,7 @@ def _read_xlsx_rows(path: Path) -> list[list[str]]:
                 raise DataFileError(f"{path.name} has more than {MAX_ROWS} rows.", hint="Split the file.")
     wb.close()
     rows = _from_header(rows)
+    _typed_text_dates(rows, dated)
     if rows:
         width = max(i + 1 for i, c in enumerate(rows[0]) if c) if any(rows[0]) else 0
         rows = [r[:width] + [""] * (width - len(r)) for r in rows]
