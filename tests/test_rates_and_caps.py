@@ -147,11 +147,24 @@ def test_a_balance_question_goes_to_the_record_only_where_it_keeps_that_kind(que
     ("my_calc", "Wie hoch ist mein Jahresgehalt?", ["Jahresgehalt (EUR)"], "my_data"),
     ("my_calc", "What is my monthly gross pay?", ["Annual Salary (EUR)"], "my_calc"),  # (12 months of it)
     ("my_calc", "What is my monthly pay after a 3% raise?", ["Monthly Salary (EUR)"], "my_calc"),
+    # what comes on top of pay per hour is a premium, not the pay the record keeps
+    ("policy_calc", "I'm moving onto nights next month. What extra do I get per hour for that?", ["Hourly Rate"],
+     "policy_calc"),
 ])
 def test_a_fact_the_record_keeps_as_asked_is_the_records(voted, question, record, kind):
     allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
                "policy_calc"]
     assert checked_route(Route(voted, "vote", [voted], {}), question, allowed, record).kind == kind
+
+
+def test_a_later_part_read_with_the_part_before_asks_only_its_own_period():
+    # "What is my annual salary, and how much is that per month?": part 2 is read with part 1's words for the
+    # vote, but it asks per month, which the record does not keep.
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company"]
+    both = "What is my annual salary? how much is that per month?"
+    route = Route("my_calc", "vote", ["my_calc"], {})
+    assert checked_route(route, both, allowed, ["Annual Salary"], own="how much is that per month?").kind == "my_calc"
+    assert checked_route(route, both, allowed, ["Annual Salary"]).kind == "my_data"  # (read whole: the year)
 
 
 def test_the_digits_of_an_id_are_no_figure_an_answer_may_write():

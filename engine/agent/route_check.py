@@ -79,6 +79,10 @@ def _asks_own_manager(text: str, record: list[str]) -> bool:
     return any(any(r == "manager" for r, _, _ in header_candidates(label)) for label in record)
 
 
+#: A question about what comes on top of pay, not the pay itself.
+_EXTRA = in_any_language("asks.extra_pay")
+
+
 def _asks_kept_pay(text: str, record: list[str]) -> bool:
     """Whether a question with no figure of its own asks for the person's pay at one period (monthly, yearly,
     hourly, in any language's words) and a pay field of the record is kept at that period."""
@@ -87,13 +91,15 @@ def _asks_kept_pay(text: str, record: list[str]) -> bool:
     if re.search(r"\d", text):
         return False
     asked = [per for per in ("hour", "week", "month", "year") if in_any_language(f"rate_terms.{per}").search(text)]
-    if len(asked) != 1:
+    # (pay itself named: "What extra do I get per hour on nights?" asks a premium, not the pay the record keeps)
+    if len(asked) != 1 or not any(r == "pay" for r, _, _ in header_candidates(text)) or _EXTRA.search(text):
         return False
     return any(header_period(label) == asked[0] and any(r == "pay" for r, _, _ in header_candidates(label))
                for label in record)
 
 
-def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None) -> Route:
+def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None,
+                  own: str = "") -> Route:
     """Code's word on two kinds it can tell from the question's own words, over the vote and the model:
     what a rule does to my balance (carry over, cash out, forfeit) is a policy applied to me, and how
     much of something I have left is my record, where the record (``record``: its field labels, when
@@ -103,12 +109,15 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and not _WHICH_TEAM.search(text):
         # "¿Quién de mi equipo tiene más días pendientes?": a manager's own team, whatever the vote said.
         return Route("my_team", "code", route.candidates, route.scores)
-    if route.kind in ("policy", "policy_me") and "my_data" in allowed and record and _asks_own_manager(text, record):
+    # (``own``: the part's own words, where ``text`` has the part before it too: "…, and how much is that per
+    # month?" read with "What is my annual salary?" asks no pay at the period the record keeps)
+    own = own or text
+    if route.kind in ("policy", "policy_me") and "my_data" in allowed and record and _asks_own_manager(own, record):
         # "Wer ist mein Vorgesetzter?": the handbook says "Vorgesetzter" too, and the vote leaned to it; who my
         # manager is, is my record's (a policy answer had named the asker as their own manager).
         return Route("my_data", "code", route.candidates, route.scores)
     if route.kind in ("my_calc", "calculation", "policy_calc") and "my_data" in allowed and record \
-            and _asks_kept_pay(text, record):
+            and _asks_kept_pay(own, record):
         # "What is my monthly gross pay?" of someone paid by the month: the record's figure, nothing to work out
         # (the nearest labelled questions were of people paid by the year, and the model wrote 2850 x 12).
         return Route("my_data", "code", route.candidates, route.scores)

@@ -586,7 +586,7 @@ class _Turn(Calculating, LookingUp):
                                           doing="Working out what kind of question this is")
             self.messages, self.partial = saved
             route = Route(a.router.parse(chosen, vote.candidates), "model", vote.candidates, vote.scores)
-        route = checked_route(route, text, allowed, [f.label for f in a.profile.facts])
+        route = checked_route(route, text, allowed, [f.label for f in a.profile.facts], own=part.text)
         route = self._people_with(route, text, allowed)
         route = self._group_average(route, text, allowed)
         self.trace.route.append({"part": part.number, "text": part.text, **route.to_dict()})
