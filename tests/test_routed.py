@@ -149,6 +149,8 @@ def test_a_cap_is_applied_only_to_the_leave_it_is_about(tools, embedder):
 @pytest.mark.parametrize("first, why", [
     ("share = 0\nanswer = (sick_days_remaining + vacation_days_remaining) * share\n", "uses none of the figures"),
     ("answer = sick_days_remaining / 2 / 2 / 2 / 2\n", "repeats one step"),  # a model going round one step
+    # "6 hours over my 40" written as 6 - 40: told only "write it again", greedy decoding wrote the same lines
+    ("answer = sick_days_remaining - vacation_days_remaining\n", "below zero"),
 ])
 def test_a_broken_calculation_line_is_refused_and_written_again(tools, embedder, total_by_model, first, why):
     question = "How many sick and vacation days do I have in total?"
@@ -162,6 +164,9 @@ def test_a_broken_calculation_line_is_refused_and_written_again(tools, embedder,
     if first.startswith("share"):
         # The name the constant line took is not offered again (greedy decoding would write the same line).
         assert '"share"' in backend.grammars[0] and '"share"' not in backend.grammars[1]
+    # After an amount below zero, the second attempt's grammar has no minus, and the model is told why.
+    assert '"-"' in backend.grammars[0] and ('"-"' in backend.grammars[1]) != (why == "below zero")
+    assert ("without subtracting" in backend.prompts[1]) == (why == "below zero")
 
 
 def test_a_refused_constant_cannot_come_back_inline(tools, embedder, total_by_model):
@@ -509,20 +514,6 @@ def test_a_rule_about_probation_carries_where_the_person_stands_for_the_model(to
     trace, _ = answer_of(agent, question)
     assert trace.llm_calls == 1
     assert "(for you: on probation now; employment_status: Probation)" in backend.prompts[0]
-
-
-def test_an_amount_below_zero_is_written_again_without_a_minus(tools, embedder, total_by_model):
-    # "6 hours over my 40" written as 6 - 40: told only "write it again", greedy decoding wrote the same lines.
-    question = "How many sick and vacation days do I have in total?"
-    agent, backend = make(tools, embedder, ["answer = sick_days_remaining - vacation_days_remaining\n",
-                                            "answer = sick_days_remaining + vacation_days_remaining\n",
-                                            "You have 10 days in total."], bank=[(question, "my_calc")])
-    trace, _ = answer_of(agent, question)
-    calcs = [s for s in trace.steps if s.action == "calculator"]
-    assert not calcs[0].ok and "below zero" in calcs[0].observation
-    assert calcs[-1].ok and calcs[-1].observation == "2 + 8 = 10"
-    assert '"-"' in backend.grammars[0] and '"-"' not in backend.grammars[1]
-    assert "without subtracting" in backend.prompts[1]
 
 
 def test_a_refused_figure_cannot_come_back_inline_without_its_name(tools, embedder, monkeypatch, rate_undefined):

@@ -69,15 +69,16 @@ from engine.agent.evidence import (
 from engine.agent.grounding import number_forms, numbers_in, ungrounded_numbers
 from engine.agent.loop import Agent
 from engine.agent.memory import Memory
-from engine.agent.sentences import approve_words, part_split, people_words, say, self_words, team_words
+from engine.agent.sentences import approve_words, part_split, say, self_words
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
 from engine.agent.rates import applies_to, rate_definition
 from engine.agent.route_check import COMBINE, checked_route
+from engine.agent.route_groups import group_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
 from engine.agent.rules.words import in_any_language
-from engine.agent.slots import SLOT_TOKENS, SlotGrammar, SlotQuery, mentioned
+from engine.agent.slots import SLOT_TOKENS, SlotGrammar, SlotQuery
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
 from engine.agent.stage_data import DATA_KINDS, LookingUp
 from engine.agent.steps import (
@@ -587,55 +588,15 @@ class _Turn(Calculating, LookingUp):
             self.messages, self.partial = saved
             route = Route(a.router.parse(chosen, vote.candidates), "model", vote.candidates, vote.scores)
         route = checked_route(route, text, allowed, [f.label for f in a.profile.facts], own=part.text)
-        route = self._people_with(route, text, allowed)
-        route = self._group_average(route, text, allowed)
+        data = a.tools.of(EmployeeDataTool)
+        if data is not None:
+            route, why = group_route(route, text, allowed, data.table)
+            if why:
+                self.trace.checks.append(why)
         self.trace.route.append({"part": part.number, "text": part.text, **route.to_dict()})
         self.memory.part_kinds.append(route.kind)
         yield ThoughtStep(f"This is a question about {KINDS[route.kind]}.")
         return route
-
-    def _people_with(self, route: Route, text: str, allowed: list[str]) -> Route:
-        """"Who is on parental leave?", "Wie viele Mitarbeiter arbeiten in Teilzeit?": a question that asks
-        which people (or how many) have a status, an employment type or a site the data holds, named by one
-        of its values (or the value's English gloss: Elternzeit), is about the data, not the policy."""
-        if route.kind not in ("policy", "policy_me") or not people_words().search(text):
-            return route
-        data = self.agent.tools.of(EmployeeDataTool)
-        if data is None:
-            return route
-        table = data.table
-        columns = [c for role in ("status", "employment_type", "site") for c in table.roles.get(role) or ()]
-        named = [v for c in columns for v in dict.fromkeys(table.df[c])
-                 if isinstance(v, str) and len(v) > 2 and mentioned(v, text)]
-        if not named:
-            return route
-        kind = "my_team" if "my_team" in allowed and team_words().search(text) else "company"
-        if kind not in allowed:
-            return route
-        self.trace.checks.append(f"route: asks which people are {named[0]!r} (a value of the data): {kind}")
-        return Route(kind, "code", route.candidates, route.scores)
-
-    def _group_average(self, route: Route, text: str, allowed: list[str]) -> Route:
-        """"What is the average monthly pay in Produktion?": an average (or median) over a department or site the
-        data holds, named by its value, is about those people's data, not a calculation on the asker's own
-        figures (the nearest labelled questions had made it "my yearly pay": 3450 x 12)."""
-        from engine.agent.sentences import asked_aggregate
-
-        if route.kind not in ("my_calc", "my_data", "calculation", "policy_calc") \
-                or asked_aggregate(text) not in ("average", "median"):
-            return route
-        data = self.agent.tools.of(EmployeeDataTool)
-        if data is None:
-            return route
-        table = data.table
-        columns = [c for role in ("department", "site") for c in table.roles.get(role) or ()]
-        named = [v for c in columns for v in dict.fromkeys(table.df[c])
-                 if isinstance(v, str) and len(v) > 2 and mentioned(v, text)]
-        kind = "my_team" if team_words().search(text) else "company"
-        if not named or kind not in allowed:
-            return route
-        self.trace.checks.append(f"route: an {asked_aggregate(text)} over {named[0]!r} (a group of the data): {kind}")
-        return Route(kind, "code", route.candidates, route.scores)
 
     def _named_people(self, text: str) -> list[str]:
         """Other employees the text names (whole names as the data writes them)."""
