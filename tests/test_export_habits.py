@@ -158,3 +158,61 @@ def test_a_workbook_with_a_title_row_and_one_date_typed_as_text(tmp_path):
     table = load_employees(path)
     assert len(table.df) == 5 and table.role("hire_date") == "Eintritt"
     assert str(table.df.at[1, "Eintritt"].date()) == "2022-03-01"
+
+
+PORTUGUESE = ("Nº;Nome;Apelido;Departamento;Chefia;Dias de férias restantes;Situação;Centro de custo;Banco de horas\n"
+              "101;Rui;Figueiredo;Administração;;11;Ativo;100;0\n"
+              "102;Helena;Marques;Recursos Humanos;101;14;Ativo;110;2,5\n"
+              "103;Luís;Pinto;Produção;104;20;Baixa médica;300;0\n"
+              "104;Carla;Fernandes;Produção;101;9,5;Ativo;300;6\n"
+              "105;Bruno;Silva;Produção;104;7;Ativo;300;1,5\n")
+
+
+def test_an_id_column_no_header_word_names_is_found_by_the_manager_numbers_that_point_at_it(tmp_path):
+    # "Nº" is in no language file: the manager column's numbers are its values, so it is the id, and a manager
+    # given by number has their reports (before, nobody had any, and a manager's team question was refused).
+    table = load_employees(_write(tmp_path, "colaboradores.csv", PORTUGUESE))
+    assert table.role("employee_id") == "Nº" and table.role("manager") == "Chefia"
+    assert "Chefia" in table.findings["employee_id"].evidence[0]
+    carla = make_viewer(table, "Carla Fernandes")
+    assert carla.role == "manager" and sorted(carla.reports) == ["Bruno Silva", "Luís Pinto"]
+    # Two unique number columns the manager's numbers could be: nothing says which, so neither.
+    rows = [line.split(";") for line in PORTUGUESE.splitlines()]
+    doubled = "\n".join(";".join([r[0], r[0] if i else "Cartão", *r[1:]]) for i, r in enumerate(rows)) + "\n"
+    assert load_employees(_write(tmp_path, "dobro.csv", doubled)).role("employee_id") is None
+
+
+def test_a_manager_named_by_a_name_split_over_two_columns_is_checked_against_the_joined_name(tmp_path):
+    text = ("Vorname;Familienname;Vorgesetzte/r;Abteilung\nMarkus;Hofbauer;;Geschäftsführung\n"
+            "Elisabeth;Haas;Markus Hofbauer;Rechnungswesen\nSarah;Lang;Elisabeth Haas;Rechnungswesen\n")
+    table = load_employees(_write(tmp_path, "personalstand.csv", text))
+    finding = table.findings["manager"]
+    assert "match no" not in " ".join(finding.evidence) and finding.confidence > 0.9
+    assert make_viewer(table, "Elisabeth Haas").reports == ["Sarah Lang"]
+
+
+def test_a_cost_centre_and_banked_overtime_have_roles_and_a_cost_centre_in_words_is_the_department(tmp_path):
+    table = load_employees(_write(tmp_path, "colaboradores.csv", PORTUGUESE))
+    assert table.role("cost_centre") == "Centro de custo" and table.role("department") == "Departamento"
+    assert table.role("overtime_balance") == "Banco de horas" and _unit(table, "Banco de horas") == "hours"
+    uk = load_employees(_write(tmp_path, "staff.csv", "Name,Cost Center,TOIL\nAna Cruz,1000 Administration,3\n"
+                                                      "Pat Oh,2000 Sales,1.5\n"))
+    assert uk.role("department") == "Cost Center" and uk.role("overtime_balance") == "TOIL"
+    assert _unit(uk, "TOIL") == "hours"  # (not the days a leave balance with no unit is kept in)
+
+
+def _unit(table, column: str) -> str:
+    from engine.data.schema import column_unit
+
+    col = table.columns[column]
+    return column_unit(column, col.dtype, col.roles)
+
+
+def test_a_status_in_the_files_language_is_found_by_its_english_words(tmp_path):
+    from engine.data.vocab import vocabulary
+
+    table = load_employees(_write(tmp_path, "colaboradores.csv", PORTUGUESE))
+    assert table.role("status") == "Situação"
+    assert vocabulary().value_kind("Baixa médica", ("status_away",)) == "status_away"
+    # ("Is anyone on my team off on sick leave?" finds the row by the gloss; without it, the filter was none)
+    assert vocabulary().gloss("Baixa médica") == "sick leave" and vocabulary().gloss("Krankenstand") == "sick leave"

@@ -413,6 +413,21 @@ def test_a_summary_over_a_group_smaller_than_the_minimum_is_refused_even_for_man
                      tool.viewer("Olu Bello"), TODAY).value == 78500
 
 
+def test_a_managers_total_of_their_own_reports_leave_is_shown_and_an_employees_is_not(tmp_path):
+    # "What's the total leave left across my team?" of a manager with two reports: each balance is theirs to
+    # read, so their sum gives nothing away (it had been refused as a summary of fewer than 5 people).
+    table = build_data_tool(Settings(), Sources(str(company(tmp_path)))).table
+    two = 'df[df["full_name"].isin(["Li Wei", "Sara Kim"])]["sick_days_remaining"].sum()'
+    olu = build_data_tool(Settings(), Sources(str(company(tmp_path)))).viewer("Olu Bello")
+    assert run_query(two, table, olu, TODAY).value == 6
+    ana = build_data_tool(Settings(), Sources(str(company(tmp_path)))).viewer("Ana Cruz")
+    with pytest.raises(AccessDenied):
+        run_query(two, table, ana, TODAY)
+    # one row not theirs (Tom Berg reports to Priya Raman): refused for the manager too
+    with pytest.raises(AccessDenied):
+        run_query(two.replace("Sara Kim", "Tom Berg"), table, olu, TODAY)
+
+
 # -- the audit trail -----------------------------------------------------------------------------------
 def _write_entries(path, n=4):
     log = AuditLog(path, data_hash="d" * 64, policy_hash="p" * 64)

@@ -157,6 +157,48 @@ def test_a_fact_the_record_keeps_as_asked_is_the_records(voted, question, record
     assert checked_route(Route(voted, "vote", [voted], {}), question, allowed, record).kind == kind
 
 
+AT_RECORD = ["Personalnr.", "Vorname", "Familienname", "Abteilung", "Kostenstelle", "Funktion", "Vorgesetzte/r",
+             "Eintritt", "Resturlaub (Tage)", "Zeitausgleich (Std.)", "Standort"]
+UK_RECORD = ["Staff No", "Job Title", "Team", "Line Manager", "Contract", "Start Date", "Holiday Remaining (hours)",
+             "TOIL hours", "Site"]
+
+
+@pytest.mark.parametrize("voted, question, record, kind", [
+    # One field of my record, named in any language and nothing else asked: the record's.
+    ("policy", "Which cost centre am I booked to?", AT_RECORD, "my_data"),
+    ("policy", "Welche Kostenstelle habe ich?", AT_RECORD, "my_data"),
+    ("policy", "Wie viele Stunden Zeitausgleich habe ich derzeit offen?", AT_RECORD, "my_data"),
+    ("policy_calc", "How much TOIL have I got banked at the moment?", UK_RECORD, "my_data"),
+    ("company", "Which site am I based at?", UK_RECORD, "my_data"),
+    ("policy", "What is my job title?", UK_RECORD, "my_data"),
+    # Something else asked about the field, or the field not kept, or a rule acting on it: left as voted.
+    ("policy", "What is the dress code at my site?", UK_RECORD, "policy"),
+    ("policy", "Which department handles my payroll?", UK_RECORD, "policy"),
+    ("policy", "Can I take TOIL on a Friday?", UK_RECORD, "policy"),
+    ("policy_calc", "How much TOIL can I carry over?", UK_RECORD, "policy_calc"),
+    ("policy", "Which cost centre am I booked to?", UK_RECORD, "policy"),
+    ("policy", "How is my TOIL worked out?", UK_RECORD, "policy"),
+])
+def test_a_question_for_one_field_of_the_record_by_its_name_is_the_records(voted, question, record, kind):
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
+               "policy_calc"]
+    assert checked_route(Route(voted, "vote", [voted], {}), question, allowed, record).kind == kind
+
+
+@pytest.mark.parametrize("question, asked", [
+    ("How many vacation days do the people who report to me have left in total?", "total"),
+    ("Wie viel Resturlaub hat mein Team zusammen noch?", "total"),
+    ("Quantas horas de banco de horas tem a minha equipa ao todo?", "total"),
+    ("How many people work in Sales in total?", "count"),
+    ("How many of my reports earn more than the average?", ""),
+    ("How many days do I have left?", ""),
+])
+def test_how_many_days_in_total_is_a_sum_and_how_many_people_a_count(question, asked):
+    from engine.agent.sentences import asked_aggregate
+
+    assert asked_aggregate(question) == asked
+
+
 def test_a_later_part_read_with_the_part_before_asks_only_its_own_period():
     # "What is my annual salary, and how much is that per month?": part 2 is read with part 1's words for the
     # vote, but it asks per month, which the record does not keep.

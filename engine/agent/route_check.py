@@ -8,6 +8,7 @@ language too, from the per-language files) and its tests in tests/test_rates_and
 
 from __future__ import annotations
 
+import functools
 import re
 
 from engine.agent import caps
@@ -79,6 +80,56 @@ def _asks_own_manager(text: str, record: list[str]) -> bool:
     return any(any(r == "manager" for r, _, _ in header_candidates(label)) for label in record)
 
 
+#: Fields of a record a question may ask for by name alone (pay, balances of leave and the manager have rules
+#: of their own: what I am paid or have left is asked in ways a name alone does not settle).
+_RECORD_ROLES = ("cost_centre", "overtime_balance", "site", "department", "job_title", "grade", "hire_date",
+                 "contract_end", "probation_end", "employment_type", "weekly_hours", "days_per_week", "fte",
+                 "employee_id", "email", "status")
+
+
+@functools.lru_cache(maxsize=None)
+def _record_filler() -> frozenset[str]:
+    from engine.agent.rules.words import languages, words as words_of
+
+    return frozenset(_fold_word(w) for code in languages() for w in words_of(code).families.get("asks.record_filler", ()))
+
+
+def _fold_word(word: str) -> str:
+    from engine.data.vocab import fold
+
+    return fold(word).replace(" ", "")
+
+
+def asks_record_field(text: str, record: list[str]) -> str:
+    """The role of the one record field a question asks for by its name and nothing else ("Which cost centre am
+    I booked to?", "Wie viele Stunden Zeitausgleich habe ich offen?": ``cost_centre``, ``overtime_balance``),
+    where a field of ``record`` (its labels) has that role; "" else. Every other word of the question must be
+    a filler of some language's ``asks.record_filler``, a unit or a question word: "What is the dress code at
+    my site?" names the site and asks about the dress code."""
+    from engine.data.columns import header_candidates
+    from engine.data.vocab import vocabulary
+
+    if re.search(r"\d", text) or not self_words().search(text) or _POLICY_ACTION.search(text) \
+            or _ENTITLED.search(text) or COMBINE.search(text):
+        return ""
+    named = {r: e for r, _, e in header_candidates(text)}
+    roles = [r for r in named if r in _RECORD_ROLES]
+    if len(roles) != 1 or set(named) - {roles[0], "leave_taken"}:
+        return ""
+    role = roles[0]
+    if not any(role in {r for r, _, _ in header_candidates(label)} for label in record):
+        return ""
+    stems = [w.strip("*") for w in named[role].words]
+    units = {w.strip("*") for entries in vocabulary().units.values() for e in entries for w in e.words}
+    filler = _record_filler()
+    for token in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text):
+        word = _fold_word(token)
+        if not word or word in filler or word in units or any(s and s in word for s in stems):
+            continue
+        return ""
+    return role
+
+
 #: A question about what comes on top of pay, not the pay itself.
 _EXTRA = in_any_language("asks.extra_pay")
 
@@ -115,6 +166,11 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     if route.kind in ("policy", "policy_me") and "my_data" in allowed and record and _asks_own_manager(own, record):
         # "Wer ist mein Vorgesetzter?": the handbook says "Vorgesetzter" too, and the vote leaned to it; who my
         # manager is, is my record's (a policy answer had named the asker as their own manager).
+        return Route("my_data", "code", route.candidates, route.scores)
+    if route.kind in ("policy", "policy_me", "policy_calc", "my_calc", "calculation", "company") and "my_data" in allowed \
+            and record and asks_record_field(own, record):
+        # "Which cost centre am I booked to?", "How much TOIL have I got banked?": a field of my record, named
+        # (in any language: the field's role is read from its header words) and nothing else asked.
         return Route("my_data", "code", route.candidates, route.scores)
     if route.kind in ("my_calc", "calculation", "policy_calc") and "my_data" in allowed and record \
             and _asks_kept_pay(own, record):

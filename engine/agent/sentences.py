@@ -102,8 +102,18 @@ def asked_aggregate(question: str) -> str:
     if "headcount" in words and words["headcount"].search(question):
         return "count"
     if "count" in words and words["count"].search(question):
+        # "How many vacation days do my reports have left in total?": days added up, not people counted
+        if "total" in words and words["total"].search(question) and _names_unit(question):
+            return "total"
         return ""
     return next((kind for kind in ("average", "median", "total") if kind in words and words[kind].search(question)), "")
+
+
+def _names_unit(question: str) -> bool:
+    """Whether a question names a unit of time ("days", "Stunden", "horas"), in any language's words."""
+    from engine.data.vocab import vocabulary
+
+    return bool(vocabulary().unit(question))
 
 
 def asks_several(question: str) -> bool:

@@ -89,6 +89,7 @@ class Viewer:
     public_columns: frozenset[str]
     hr_only_columns: frozenset[str]
     min_group_size: int = 5
+    pay_columns: frozenset[str] = frozenset()
 
     def can_read(self, column: str, rows) -> bool:
         """May this user read ``column`` on every row of ``rows`` (index labels)?"""
@@ -116,6 +117,10 @@ class Viewer:
         if self.role == "hr" or column in self.public_columns:
             return
         others = [r for r in rows if r != self.row]
+        if column not in self.pay_columns and all(r in self.visible_rows for r in others):
+            # A manager's total of their own reports' leave: each value is theirs to read already. (Pay keeps the
+            # minimum group for everyone: a sum of two salaries is no figure a manager asked HR for.)
+            return
         if others and len(rows) < self.min_group_size:
             raise AccessDenied(f"A summary of '{column}' over fewer than {self.min_group_size} people is not "
                                f"shown: it would give individual values away.")
@@ -261,6 +266,7 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
         public_columns=frozenset(public),
         hr_only_columns=frozenset(policy.hr_only_columns),
         min_group_size=policy.min_group_size,
+        pay_columns=frozenset(table.pay_columns),
     )
 
 

@@ -42,6 +42,8 @@ ROLES: dict[str, str] = {
     "pay_basis": "hourly or salaried, per row",
     "vacation_balance": "vacation balance",
     "sick_balance": "sick leave balance",
+    "overtime_balance": "hours banked to take off (time off in lieu, Zeitausgleich)",
+    "cost_centre": "cost centre",
 }
 #: Roles a column can have only one of, and the kind of values each takes.
 _KIND = {"employee_id": "id", "name": "text", "first_name": "text", "last_name": "text", "preferred_name": "text",
@@ -49,7 +51,7 @@ _KIND = {"employee_id": "id", "name": "text", "first_name": "text", "last_name":
          "username": "text", "hire_date": "date", "contract_end": "date", "probation_end": "date",
          "employment_type": "text", "status": "text", "weekly_hours": "number", "days_per_week": "number",
          "fte": "number", "pay": "number", "pay_basis": "text", "vacation_balance": "number",
-         "sick_balance": "number"}
+         "sick_balance": "number", "overtime_balance": "number", "cost_centre": "any"}
 #: Roles whose columns everyone may read (the directory): a column only a header word or IT's map names.
 PUBLIC_ROLES = ("employee_id", "name", "first_name", "last_name", "preferred_name", "manager", "department",
                 "job_title", "email")
@@ -206,6 +208,12 @@ def infer_roles(columns: dict, df, guessed: dict[str, list[str]]) -> tuple[dict[
         findings[role] = _header_finding(role, name, score, entry)
 
     _by_values(columns, df, roles, findings, values, taken)
+    # A cost centre written as words ("1000 Administration") is the department where no column names one.
+    cost = next(iter(roles.get("cost_centre") or []), None)
+    if cost and not roles.get("department") and columns[cost].dtype == "text":
+        _move(roles, findings, taken, "department", cost,
+              Finding("department", cost, 0.7, [*(findings["cost_centre"].evidence if "cost_centre" in findings
+                                                  else []), "text, and no column names the department"]))
     return roles, findings
 
 
@@ -311,15 +319,24 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
             findings["employee_id"].confidence = min(findings["employee_id"].confidence, 0.4)
         else:
             findings["employee_id"].evidence.append("unique values")
+    # A name split over two columns is matched whole ("Markus Hofbauer" in "Vorgesetzte/r"), as the loader joins it.
+    if not roles.get("name") and roles.get("first_name") and roles.get("last_name"):
+        joined = [" ".join(str(p).strip() for p in (a, b) if isinstance(p, str) and p.strip())
+                  for a, b in zip(df[roles["first_name"][0]], df[roles["last_name"][0]])]
+        values[_JOINED] = [v for v in joined if v]
+    mgr = (roles.get("manager") or [None])[0]
+    if mgr and not roles.get("employee_id"):
+        _id_by_references(columns, roles, findings, values, taken, mgr)
     # The manager reference: a column whose values are the ids (or names, or e-mails) of others.
     keys = [r for r in ("employee_id", "name", "email") if roles.get(r)]
-    mgr = (roles.get("manager") or [None])[0]
     if mgr:
-        for r in keys:
-            share = _references(values, mgr, roles[r][0])
+        targets = [(r, roles[r][0]) for r in keys] + ([("name", _JOINED)] if _JOINED in values else [])
+        for r, target in targets:
+            share = _references(values, mgr, target)
             if share >= 0.5:
+                shown = " + ".join(roles[p][0] for p in ("first_name", "last_name")) if target == _JOINED else target
                 findings["manager"].evidence.append(f"{share:.0%} of its values are {r.replace('_', ' ')}s "
-                                                    f"of '{roles[r][0]}'")
+                                                    f"of '{shown}'")
                 findings["manager"].confidence = round(min(0.99, findings["manager"].confidence + 0.1 * share), 2)
                 break
         else:
@@ -355,6 +372,32 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
                       Finding(role, c, round(0.5 + 0.4 * share, 2),
                               [f"{share:.0%} of the values are {role.replace('_', ' ')} words ({lang})"]))
                 break
+
+
+#: The key of a split name's two parts joined, among ``infer_roles``'s values (no column is called that).
+_JOINED = "\0name"
+
+
+def _id_by_references(columns: dict, roles: dict, findings: dict, values: dict, taken: set, mgr: str) -> None:
+    """The person's id where no header word names it: the one column of unique numbers or codes that the
+    manager column's values are values of ("Nº": 101, 102 … where "Chefia" says 101). Without it a manager
+    given by number had no reports at all."""
+    found = []
+    for c, col in columns.items():
+        vs = values[c]
+        if c == mgr or c in taken or col.dtype not in ("int", "text") or len(vs) < 2 \
+                or len(vs) < 0.9 * len(values[mgr] or [1]) or len({_key(v) for v in vs}) < len(vs):
+            continue
+        if col.dtype == "text" and not all(re.search(r"\d", str(v)) for v in vs):
+            continue  # (a code has digits: "PN0101", "E-0042"; unique words are names or e-mails)
+        share = _references(values, mgr, c)
+        if share >= 0.9:
+            found.append((share, c))
+    if len(found) == 1:  # (two columns it could be, and nothing says which: none)
+        share, c = found[0]
+        _move(roles, findings, taken, "employee_id", c,
+              Finding("employee_id", c, round(0.5 + 0.4 * share, 2),
+                      [f"unique values; {share:.0%} of the values of '{mgr}' (the manager) are values of it"]))
 
 
 def _status_or_contract(columns: dict, roles: dict, findings: dict, values: dict, taken: set) -> None:

@@ -65,6 +65,10 @@ def column_unit(name: str, dtype: str, roles: list[str]) -> str:
         return "hours"
     if _WEEKS.search(name):
         return "weeks"
+    if "overtime_balance" in roles and not _DAYS.search(name):
+        from engine.data.columns import header_unit
+
+        return header_unit(name) or "hours"  # (time banked from overtime is counted in hours: "TOIL")
     if _DAYS.search(name) or _BALANCE.search(name):
         return "days"  # a leave balance with no unit in its name is kept in days almost everywhere
     from engine.data.columns import header_unit
