@@ -357,3 +357,33 @@ def test_what_the_rules_give_me_in_a_year_is_the_policy_unless_the_record_keeps_
     allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
                "policy_calc"]
     assert checked_route(Route("my_data", "vote", ["my_data"], {}), question, allowed, record).kind == kind
+
+
+def test_a_time_written_with_an_h_grounds_the_time_an_answer_writes():
+    from engine.agent.grounding import ungrounded_numbers
+
+    source = ["A ausência deve ser comunicada à chefia até às 9h30 do próprio dia."]
+    assert ungrounded_numbers("You must call in by 9:30 AM [1].", source) == []
+    assert ungrounded_numbers("Ligue até às 09h30.", source) == []
+    assert ungrounded_numbers("You must call in by 8:30 AM [1].", source) == ["8"]  # (another hour is invented)
+
+
+@pytest.mark.parametrize("row, years, verdict", [
+    ("Dauer des Dienstverhältnisses: im 1. und 2. Dienstjahr; Kündigungsfrist: 6 Wochen", 1.5, "applies"),
+    ("Dauer des Dienstverhältnisses: im 1. und 2. Dienstjahr; Kündigungsfrist: 6 Wochen", 18.2, "not"),
+    ("Dauer des Dienstverhältnisses: nach dem vollendeten 15. Dienstjahr; Kündigungsfrist: 4 Monate", 18.2, "applies"),
+    ("Dauer des Dienstverhältnisses: nach dem vollendeten 25. Dienstjahr; Kündigungsfrist: 5 Monate", 18.2, "not"),
+])
+def test_a_german_row_by_the_ordinal_year_of_service_is_judged_against_the_record(row, years, verdict):
+    # "nach dem vollendeten 15. Dienstjahr": a pattern of de.toml's [to_english] with its group ("re:…" = "after \1
+    # years of service"), where no phrase alone could carry the number
+    from engine.agent.applies import Figure, judge
+
+    assert judge(row, "Kündigung durch den Arbeitgeber", [], Figure(years, "years", "service"))[0] == verdict
+
+
+def test_a_pattern_entry_of_a_glossary_carries_its_groups_into_english():
+    from engine.agent.rules.words import to_english
+
+    assert "after 25 years of service" in to_english(
+        "Nach Vollendung des 25. Dienstjahres erhöht sich der Anspruch auf 30 Arbeitstage.")

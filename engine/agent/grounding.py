@@ -83,6 +83,10 @@ def _grounded(claim: str, known: set[str], values: list[float]) -> bool:
     return any(round(v, decimals) == target for v in values)
 
 
+#: A time of day written with an "h" between hours and minutes ("9h30", "14h", "14 h 30").
+_WRITTEN_TIME = re.compile(r"(?<![\w.])([01]?\d|2[0-3])\s?h\s?([0-5]\d)?(?![\w])", re.I)
+
+
 def ungrounded_numbers(answer: str, sources: list[str], citations: int | None = None) -> list[str]:
     """Numbers of ``answer`` that appear in none of ``sources``; each reported once.
 
@@ -95,6 +99,8 @@ def ungrounded_numbers(answer: str, sources: list[str], citations: int | None = 
     claims = _LIST_MARKER.sub(" ", _CITATION.sub(" ", answer))
     known = {n for source in sources for n in numbers_in(source)}
     known |= {f for source in sources for f in written_figures(source)}  # "one and a half times" is 1.5
+    # A time as Portuguese and French write it ("até às 9h30") is the 9:30 an answer writes.
+    known |= {normalise_number(g) for source in sources for m in _WRITTEN_TIME.finditer(source) for g in m.groups() if g}
     values = [float(n) for n in known]
     out: list[str] = []
     for n in numbers_in(claims):

@@ -50,6 +50,11 @@ _TERM_EQUALS = re.compile(
     r"(?<![\w-])(" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage))\s*=\s*"
     r"(?:the |your )?(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:\s*[/÷x×*]\s*" + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
+#: "The hourly rate for overtime is 1/143 of the monthly gross salary": a rate named, then a fraction of pay.
+_TERM_FRACTION = re.compile(
+    r"\b(?:the|your) (" + _TERM_WORDS + r"(hourly|daily|weekly) (?:rate|pay|wage))(?: (?:for|of) [a-z -]{1,30}?)?,? "
+    r"(?:is|equals|shall be|will be) 1\s?/\s?" + _NUMBER + r"(?:st|nd|rd|th)? of (?:your |the |their |an? )?"
+    r"(?:employee'?s'? )?(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|pay|base rate|rate|wage)\b", re.I)
 #: "To find your hourly rate, divide your annual salary by 2,080", "divide the annual salary by 260 to get the
 #: daily rate": the term from the same sentence, else from the divisor's unit ("by 2,080 hours").
 _DIVIDE = re.compile(
@@ -66,7 +71,7 @@ _TERM_FOUND = re.compile(r"\b(" + _TERM_WORDS + r"(?<![\w-])(hourly|daily|weekly
                          r" by divid", re.I)
 _DIVISOR_UNIT = {"hours": "hour", "working days": "day", "work days": "day", "days": "day", "weeks": "week"}
 _OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)
-_OP_ANY = re.compile(r"\b(?:multiplied by|divided by)\b|\s[/÷×]\s", re.I)
+_OP_ANY = re.compile(r"\b(?:multiplied by|divided by)\b|\s[/÷×]\s|\b1\s?/\s?\d[\d.,]* of\b", re.I)
 
 
 #: "The monthly gross salary is the annual salary divided by 14", "paid in 13 equal monthly instalments": a month's
@@ -296,6 +301,10 @@ def _definition(text: str) -> RateDefinition | None:
         if steps and all(v > 0 for _, v in steps):
             return RateDefinition(" ".join(m.group(1).lower().split()), _PER_WORD[m.group(2).lower()],
                                   _PERIOD_WORD[m.group(3).lower()], steps)
+    m = _TERM_FRACTION.search(text)
+    if m and _figure(m.group(3)) > 0:
+        return RateDefinition(" ".join(m.group(1).lower().split()), _PER_WORD[m.group(2).lower()],
+                              _PERIOD_WORD[m.group(4).lower()], [("/", _figure(m.group(3)))])
     m = _DIVIDE.search(text)
     if m and _figure(m.group(2)) > 0:
         near = _TERM_NEAR.search(text) or _TERM_FOUND.search(text)
@@ -439,7 +448,9 @@ def day_kinds(text: str) -> frozenset[str]:
 _SURCHARGE = re.compile(
     r"\b(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent|per cent) (?:premium|surcharge|supplement|uplift)\b"
     r"|\b(?:premium|surcharge|supplement|uplift) of (?P<pct2>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)"
-    r"|\bincreased by (?P<pct3>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)", re.I)
+    r"|\bincreased by (?P<pct3>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)"
+    # (a table's cell: "When: Saturday; Surcharge: 50 %")
+    r"|\b(?:premium|surcharge|supplement|uplift): (?P<pct4>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)", re.I)
 #: ... said of hours worked (not a raise of salary) ...
 _HOURS_WORDS = re.compile(r"\b(?:hours?|overtime|shifts?|night|nights|sundays?|saturdays?|holidays?|weekends?)\b", re.I)
 #: ... with no amount of money or differential beside it ("a premium of $2 an hour", "a 10% night differential").
@@ -457,8 +468,9 @@ def _surcharges(text: str) -> list[RateMultiple]:
         return []  # ("increased by 25 % for the first 8 hours and by 50 % beyond": tiers, not read here)
     out = []
     for i, m in enumerate(found):
-        pct = float(m.group("pct") or m.group("pct2") or m.group("pct3"))
-        clause = re.split(r"[,;.]\s", text[:m.start()])[-1]
+        pct = float(m.group("pct") or m.group("pct2") or m.group("pct3") or m.group("pct4"))
+        # (a table's row is one clause: "When: overtime on Saturday; Surcharge: 50 %")
+        clause = text if _TABLE_ROW.fullmatch(text.strip()) else re.split(r"[,;.]\s", text[:m.start()])[-1]
         if not 0 < pct <= 200 or not _HOURS_WORDS.search(clause + m.group(0)):
             return []  # ("Salaries are increased by 3 %": the surcharge's own clause says what it is on)
         before = text[found[i - 1].end() if i else 0:m.start()]

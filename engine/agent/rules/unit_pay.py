@@ -15,6 +15,7 @@ from engine.agent.calc_slot import Variable, shown_value
 from engine.agent.rates import rate_definitions
 from engine.agent.rules.base import Reader, Settled, View, how_made, plain
 from engine.agent.rules.cap import one_balance
+from engine.agent.rules.words import to_english
 
 
 class UnitPay(Reader):
@@ -40,9 +41,10 @@ class UnitPay(Reader):
         paid_at, payment, converts = w.family("rule.paid_at_rate"), w.family("rule.payment"), w.family("asks.converts")
         rate_based = w.family("rule.rate_based")
         offered = view.offered()
+        # (a handbook in another language read in the English words its language file gives: "é pago" is paid)
         rules = [u for u in offered if not w.has("asks.multiple", u.text) and (
-            paid_at.search(u.text) and rate_based.search(u.text)
-            or any(d.per == per for d in rate_definitions(u.text)) and payment.search(u.text))]
+            paid_at.search(en := to_english(u.text)) and rate_based.search(en)
+            or any(d.per == per for d in rate_definitions(u.text)) and payment.search(en))]
         # (the rule about what the question does (converting, cashing out) before one about something else)
         rule = next((u for u in rules if converts.search(u.text) and converts.search(text)), None) \
             or (rules[0] if rules else None)

@@ -209,7 +209,7 @@ def _glossaries() -> tuple[tuple[re.Pattern, dict[str, str]], ...]:
     """Each language's ``[to_english]`` phrases as one pattern, with what each phrase becomes."""
     out = []
     for code in languages():
-        table = {_fold(k): v for k, v in _table(code).get("to_english", {}).items()}
+        table = {k if k.startswith("re:") else _fold(k): v for k, v in _table(code).get("to_english", {}).items()}
         if code != "en" and table:
             out.append((re.compile(_alternation(_table(code)["to_english"]), re.I), table))
     return tuple(out)
@@ -238,6 +238,11 @@ def to_english(text: str) -> str:
     if found is None:
         return text
     pattern, table = found
+    # ("re:…" entries first: a pattern with groups, and what it becomes with them, "nach dem vollendeten (\d+)\.
+    # Dienstjahr" = "after \1 years of service"; the phrases then read what is left)
+    for key, template in table.items():
+        if key.startswith("re:"):
+            text = re.sub(key[3:], template, text, flags=re.I)
     return _english_notation(pattern.sub(lambda m: table.get(_fold(m.group(0)), m.group(0)), text))
 
 
