@@ -880,3 +880,17 @@ def test_a_sections_number_is_no_figure_of_a_calculation(text, section):
 ])
 def test_a_figure_beside_a_sections_words_stays_a_figure(text, figure):
     assert figure in allowed_numbers([text])
+
+
+def test_a_unit_naming_a_rare_topic_the_question_names_in_another_language_is_topical():
+    from engine.agent.evidence import Unit, _topical
+
+    pool = [Unit("1a", "- eigene Eheschließung oder Verpartnerung: 3 Arbeitstage", 1),
+            Unit("1b", "- Tod von Geschwistern, Großeltern, Schwiegereltern: 1 Arbeitstag", 1),
+            Unit("2a", "Das volle Taggeld beträgt 30 Euro für eine Reise von mehr als 12 Stunden.", 2)]
+    assert _topical(pool, "Ich heirate im Frühjahr. Wie viele Tage bekomme ich dafür frei?") == {"1a"}
+    assert _topical(pool, "I'm getting married in May: how many days off do I get?") == {"1a"}
+    assert _topical(pool, "How many days do I get?") == set()  # (no topic named: nothing moves)
+    # a topic most units name tells none apart
+    many = [Unit(f"3{c}", f"Urlaub {c}: 25 Tage", 3) for c in "abcd"]
+    assert _topical(many, "Wie viel Urlaub habe ich?") == set()

@@ -387,3 +387,15 @@ def test_a_pattern_entry_of_a_glossary_carries_its_groups_into_english():
 
     assert "after 25 years of service" in to_english(
         "Nach Vollendung des 25. Dienstjahres erhöht sich der Anspruch auf 30 Arbeitstage.")
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Ontem fiz 3 horas de trabalho suplementar. Quanto vou receber ao todo por essas 3 horas?", "policy_calc"),
+    ("Ich habe am Sonntag 3 Überstunden gemacht. Wie viel bekomme ich dafür?", "policy_calc"),
+    ("Combien vais-je toucher pour 5 heures supplémentaires ?", "policy_calc"),
+    ("Quanto tempo dura o período experimental?", "policy"),
+])
+def test_money_for_a_quantity_asked_in_any_language_is_a_policy_applied(question, kind):
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
+               "policy_calc"]
+    assert checked_route(Route("policy", "vote", ["policy"], {}), question, allowed, None).kind == kind

@@ -1121,7 +1121,11 @@ def test_my_rate_asked_in_another_language_is_the_policys_definition(question):
     allowed = ["policy", "policy_me", "policy_calc", "my_data"]
     assert checked_route(Route("policy", "code"), question, allowed, ["Annual salary (EUR)"]).kind == "policy_calc"
     assert checked_route(Route("my_data", "code"), question, allowed, ["Stundenlohn", "Hourly rate"]).kind == "my_data"
+    # (money for hours the question gives is the policy applied to them, by asks.amount_for, as in English; a
+    # question with a figure asks no rate, so a question without one, left as voted, shows the rule above fired)
     assert checked_route(Route("policy", "code"), "¿Cuánto cobraría por 6 horas extra?", allowed,
+                         ["Annual salary (EUR)"]).kind == "policy_calc"
+    assert checked_route(Route("policy", "code"), "¿Cuánto es el plus de nocturnidad del 6 %?", allowed,
                          ["Annual salary (EUR)"]).kind == "policy"
 
 

@@ -204,10 +204,34 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     sims = embedder.encode(texts) @ embedder.encode([question])[0]
     # A unit that applies moves up, but only so far: one that applies and is about something else
     # (a tier of the accrual table for a question about cashing out) stays behind the relevant ones.
+    topical = _topical(pool, question)
     score = [float(sims[i]) + (bonus if pool[i].label in applies else 0.0)
-              + HEADING_BONUS * shared_words(question, path[pool[i].label]) for i in range(len(pool))]
+              + HEADING_BONUS * shared_words(question, path[pool[i].label])
+              + (CONCEPT_BONUS if pool[i].label in topical else 0.0) for i in range(len(pool))]
     order = sorted(range(len(pool)), key=lambda i: -score[i])
     return [pool[i] for i in order[:k]], {u.label: applies[u.label] for u in pool if u.label in applies}
+
+
+#: How far a unit moves up that names, in any language, a topic the question names and few other units do.
+CONCEPT_BONUS = 0.1
+#: ... "few": at most this many units of the pool name it (a topic every unit names tells none apart).
+_FEW = 3
+
+
+def _topical(pool: list[Unit], question: str) -> set[str]:
+    """Labels of the units that name a topic the question names (``engine/policy/lang``: "Ich heirate" and
+    "eigene Eheschließung: 3 Arbeitstage" both name marriage) where at most a few units do: the embedder reads
+    English, and a German question shares no word with the German row that answers it."""
+    from engine.policy.terms import named_in
+
+    asked = named_in(question)
+    if not asked:
+        return set()
+    named = {u.label: {c: langs for c, langs in named_in(u.text).items() if c in asked} for u in pool}
+    counts = {c: sum(c in n for n in named.values()) for c in asked}
+    # (English on both sides is the embedder's own to rank: only a topic named across languages moves a unit)
+    return {label for label, n in named.items()
+            if any(counts[c] <= _FEW and (asked[c] | langs) != {"en"} for c, langs in n.items())}
 
 
 #: A sentence that says what a term is ("For salaried employees, the base hourly rate is the annual salary divided

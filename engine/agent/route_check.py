@@ -13,14 +13,14 @@ import re
 
 from engine.agent import caps
 from engine.agent.router import Route
-from engine.agent.rules.words import in_any_language, words as rule_words
+from engine.agent.rules.words import in_any_language
 from engine.agent.sentences import people_words, self_words, team_words
 
 #: A later part that combines what the parts before it found ("what do they add up to?").
 COMBINE = re.compile(r"\b(add(s|ed)? up|sum|total|combined|together|altogether|in all|difference|differ|"
                      r"(more|less|fewer) than|average|ratio)\b", re.I)
 #: Money for a quantity the question states, and "how many … do I have (left)?" (engine/agent/rules/lang/en.toml).
-_AMOUNT_FOR = rule_words().family("asks.amount_for")
+_AMOUNT_FOR = in_any_language("asks.amount_for")
 #: "Which team am I in?" names the asker's own group, not their reports.
 _WHICH_TEAM = re.compile(r"\b(?:which|what)\s+team\b", re.I)
 _HAVE_LEFT = in_any_language("asks.have_left")  # (in the question's language too: "cuántos … me quedan")

@@ -77,3 +77,14 @@ def named_concepts(text: str) -> set[str]:
     folded = _fold(text)
     return {concept for concept, by_language in concepts().items()
             if any(pattern.search(folded) for pattern, _ in by_language.values())}
+
+
+def named_in(text: str) -> dict[str, set[str]]:
+    """The concepts ``text`` names, each with the languages whose words name it there."""
+    folded = _fold(text)
+    out: dict[str, set[str]] = {}
+    for concept, by_language in concepts().items():
+        langs = {code for code, (pattern, _) in by_language.items() if pattern.search(folded)}
+        if langs:
+            out[concept] = langs
+    return out
