@@ -216,3 +216,23 @@ def test_a_status_in_the_files_language_is_found_by_its_english_words(tmp_path):
     assert vocabulary().value_kind("Baixa médica", ("status_away",)) == "status_away"
     # ("Is anyone on my team off on sick leave?" finds the row by the gloss; without it, the filter was none)
     assert vocabulary().gloss("Baixa médica") == "sick leave" and vocabulary().gloss("Krankenstand") == "sick leave"
+
+
+def test_an_id_found_only_by_values_is_not_used_where_the_reporting_lines_it_makes_are_broken(tmp_path):
+    # A running number whose values overlap the managers' numbers: Dana her own manager, Ben and Cem each
+    # other's. Used, it would have made the wrong people managers; it is a suggestion for IT's map only.
+    text = "Lfd;Name;Vorgesetzter;Abteilung\n1;Anna Roth;3;Lager\n2;Ben Kurz;3;Lager\n3;Cem Aydin;2;Lager\n" \
+           "4;Dana Wolf;4;Lager\n"
+    table = load_employees(_write(tmp_path, "liste.csv", text))
+    assert table.role("employee_id") is None and table.findings["employee_id"].suggested
+    assert make_viewer(table, "Cem Aydin").role == "employee" and make_viewer(table, "Cem Aydin").reports == []
+
+
+def test_a_cost_centre_named_for_hr_makes_nobody_hr(tmp_path):
+    # A trainee booked to the "Personal" cost centre, where no column names the department: no HR rights.
+    text = "Personalnummer;Vorname;Nachname;Kostenstelle;Vorgesetzter;Resturlaub\n1;Eva;Lang;Geschäftsführung;;20\n" \
+           "2;Ben;Kurz;Personal;1;12\n3;Ida;Berg;Lager;1;9\n4;Tom;Hahn;Lager;1;4\n"
+    table = load_employees(_write(tmp_path, "liste.csv", text))
+    assert table.role("department") == "Kostenstelle" == table.role("cost_centre")
+    ben = make_viewer(table, "Ben Kurz")
+    assert ben.role == "employee" and ben.visible_rows == frozenset({1})

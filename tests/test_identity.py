@@ -423,6 +423,9 @@ def test_a_managers_total_of_their_own_reports_leave_is_shown_and_an_employees_i
     ana = build_data_tool(Settings(), Sources(str(company(tmp_path)))).viewer("Ana Cruz")
     with pytest.raises(AccessDenied):
         run_query(two, table, ana, TODAY)
+    # pay keeps the minimum group for the manager too, though each figure is theirs to read
+    with pytest.raises(AccessDenied, match="fewer than 5 people"):
+        run_query(two.replace("sick_days_remaining", "annual_salary_usd"), table, olu, TODAY)
     # one row not theirs (Tom Berg reports to Priya Raman): refused for the manager too
     with pytest.raises(AccessDenied):
         run_query(two.replace("Sara Kim", "Tom Berg"), table, olu, TODAY)

@@ -178,6 +178,13 @@ UK_RECORD = ["Staff No", "Job Title", "Team", "Line Manager", "Contract", "Start
     ("policy_calc", "How much TOIL can I carry over?", UK_RECORD, "policy_calc"),
     ("policy", "Which cost centre am I booked to?", UK_RECORD, "policy"),
     ("policy", "How is my TOIL worked out?", UK_RECORD, "policy"),
+    ("policy", "What do I do with my TOIL?", UK_RECORD, "policy"),
+    ("policy", "How much TOIL can I have?", UK_RECORD, "policy"),
+    ("policy", "What's my TOIL for?", UK_RECORD, "policy"),
+    ("policy", "Which department am I over?", UK_RECORD + ["Department"], "policy"),
+    ("policy", "What grade can I upgrade to?", UK_RECORD + ["Grade"], "policy"),
+    ("policy", "Qual é a situação do meu processo?", ["Situação", "Banco de horas"], "policy"),
+    ("policy", "Combien d'heures à récupérer j'ai pour un samedi travaillé ?", ["Heures à récupérer"], "policy"),
 ])
 def test_a_question_for_one_field_of_the_record_by_its_name_is_the_records(voted, question, record, kind):
     allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
@@ -192,6 +199,9 @@ def test_a_question_for_one_field_of_the_record_by_its_name_is_the_records(voted
     ("How many people work in Sales in total?", "count"),
     ("How many of my reports earn more than the average?", ""),
     ("How many days do I have left?", ""),
+    ("What is the highest vacation balance in all of my team?", ""),
+    ("How many of my reports work at the Leeds site in total?", ""),  # ("at" is German for working days too)
+    ("How many of my reports are in HR in total?", ""),
 ])
 def test_how_many_days_in_total_is_a_sum_and_how_many_people_a_count(question, asked):
     from engine.agent.sentences import asked_aggregate
@@ -365,7 +375,8 @@ def test_a_time_written_with_an_h_grounds_the_time_an_answer_writes():
     source = ["A ausência deve ser comunicada à chefia até às 9h30 do próprio dia."]
     assert ungrounded_numbers("You must call in by 9:30 AM [1].", source) == []
     assert ungrounded_numbers("Ligue até às 09h30.", source) == []
-    assert ungrounded_numbers("You must call in by 8:30 AM [1].", source) == ["8"]  # (another hour is invented)
+    assert ungrounded_numbers("You must call in by 8:30 AM [1].", source) == ["8", "30"]  # (another time is invented)
+    assert ungrounded_numbers("You get 30 days of leave [1].", source) == ["30"]  # (its minutes are no figure)
 
 
 @pytest.mark.parametrize("row, years, verdict", [
@@ -373,6 +384,11 @@ def test_a_time_written_with_an_h_grounds_the_time_an_answer_writes():
     ("Dauer des Dienstverhältnisses: im 1. und 2. Dienstjahr; Kündigungsfrist: 6 Wochen", 18.2, "not"),
     ("Dauer des Dienstverhältnisses: nach dem vollendeten 15. Dienstjahr; Kündigungsfrist: 4 Monate", 18.2, "applies"),
     ("Dauer des Dienstverhältnisses: nach dem vollendeten 25. Dienstjahr; Kündigungsfrist: 5 Monate", 18.2, "not"),
+    # a closed range keeps its end
+    ("Dauer: nach dem vollendeten 2. Dienstjahr bis zum vollendeten 5. Dienstjahr; Kündigungsfrist: 2 Monate", 18.2,
+     "not"),
+    ("Dauer: nach dem vollendeten 2. Dienstjahr bis zum vollendeten 5. Dienstjahr; Kündigungsfrist: 2 Monate", 3.0,
+     "applies"),
 ])
 def test_a_german_row_by_the_ordinal_year_of_service_is_judged_against_the_record(row, years, verdict):
     # "nach dem vollendeten 15. Dienstjahr": a pattern of de.toml's [to_english] with its group ("re:…" = "after \1
@@ -394,6 +410,10 @@ def test_a_pattern_entry_of_a_glossary_carries_its_groups_into_english():
     ("Ich habe am Sonntag 3 Überstunden gemacht. Wie viel bekomme ich dafür?", "policy_calc"),
     ("Combien vais-je toucher pour 5 heures supplémentaires ?", "policy_calc"),
     ("Quanto tempo dura o período experimental?", "policy"),
+    # how long, not how much
+    ("¿Cuánto tiempo tardo en recibir el reembolso por 3 días de viaje?", "policy"),
+    ("Quanto tempo demora a receber o subsídio por 2 dias de doença?", "policy"),
+    ("Combien de temps faut-il pour recevoir le remboursement pour 3 jours de déplacement ?", "policy"),
 ])
 def test_money_for_a_quantity_asked_in_any_language_is_a_policy_applied(question, kind):
     allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",

@@ -227,7 +227,7 @@ def _topical(pool: list[Unit], question: str) -> set[str]:
     asked = named_in(question)
     if not asked:
         return set()
-    named = {u.label: {c: langs for c, langs in named_in(u.text).items() if c in asked} for u in pool}
+    named = {u.label: {c: langs for c, langs in named_in(u.text, handbook=True).items() if c in asked} for u in pool}
     counts = {c: sum(c in n for n in named.values()) for c in asked}
     # (English on both sides is the embedder's own to rank: only a topic named across languages moves a unit)
     return {label for label, n in named.items()

@@ -99,8 +99,12 @@ def ungrounded_numbers(answer: str, sources: list[str], citations: int | None = 
     claims = _LIST_MARKER.sub(" ", _CITATION.sub(" ", answer))
     known = {n for source in sources for n in numbers_in(source)}
     known |= {f for source in sources for f in written_figures(source)}  # "one and a half times" is 1.5
-    # A time as Portuguese and French write it ("até às 9h30") is the 9:30 an answer writes.
-    known |= {normalise_number(g) for source in sources for m in _WRITTEN_TIME.finditer(source) for g in m.groups() if g}
+    # A time as Portuguese and French write it ("até às 9h30") is the 9:30 an answer writes, and only that: its
+    # minutes are no figure of their own ("30 days" stays unsourced).
+    times = {(int(m.group(1)), int(m.group(2) or 0)) for source in sources for m in _WRITTEN_TIME.finditer(source)}
+    if times:
+        claims = re.sub(r"(?<![\w.:])(\d{1,2}):(\d{2})(?![\d:])",
+                        lambda m: " " if (int(m.group(1)), int(m.group(2))) in times else m.group(0), claims)
     values = [float(n) for n in known]
     out: list[str] = []
     for n in numbers_in(claims):

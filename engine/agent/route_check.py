@@ -88,10 +88,23 @@ _RECORD_ROLES = ("cost_centre", "overtime_balance", "site", "department", "job_t
 
 
 @functools.lru_cache(maxsize=None)
-def _record_filler() -> frozenset[str]:
-    from engine.agent.rules.words import languages, words as words_of
+def _record_filler(code: str) -> frozenset[str]:
+    """The filler words of language ``code`` (with English's: a question mixes them), never another language's:
+    Dutch "over" (left) is an English question's subject ("Which department am I over?")."""
+    from engine.agent.rules.words import words as words_of
 
-    return frozenset(_fold_word(w) for code in languages() for w in words_of(code).families.get("asks.record_filler", ()))
+    return frozenset(_fold_word(w) for w in words_of(code).families.get("asks.record_filler", ()))
+
+
+def _names_stem(word: str, stems: tuple[str, ...]) -> bool:
+    """Whether a question's word is one of a header entry's words: whole, or its start or end where the entry
+    says so ("zeitausgleich*"); never a part of another word ("grade" in "upgrade")."""
+    for stem in stems:
+        body = stem.strip("*")
+        if body and (word == body or stem.endswith("*") and len(body) >= 4 and word.startswith(body)
+                     or stem.startswith("*") and len(body) >= 4 and word.endswith(body)):
+            return True
+    return False
 
 
 def _fold_word(word: str) -> str:
@@ -119,12 +132,12 @@ def asks_record_field(text: str, record: list[str]) -> str:
     role = roles[0]
     if not any(role in {r for r, _, _ in header_candidates(label)} for label in record):
         return ""
-    stems = [w.strip("*") for w in named[role].words]
+    stems = named[role].words
     units = {w.strip("*") for entries in vocabulary().units.values() for e in entries for w in e.words}
-    filler = _record_filler()
+    filler = _record_filler(vocabulary().question_language(text))
     for token in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text):
         word = _fold_word(token)
-        if not word or word in filler or word in units or any(s and s in word for s in stems):
+        if not word or word in filler or word in units or _names_stem(word, stems):
             continue
         return ""
     return role

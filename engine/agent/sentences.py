@@ -111,9 +111,12 @@ def asked_aggregate(question: str) -> str:
 
 def _names_unit(question: str) -> bool:
     """Whether a question names a unit of time ("days", "Stunden", "horas"), in any language's words."""
-    from engine.data.vocab import vocabulary
+    from engine.data.vocab import fold, vocabulary
 
-    return bool(vocabulary().unit(question))
+    # (a unit's word of three letters or more: "at", German for working days, and "h" are other words too)
+    words = {w.strip("*") for entries in vocabulary().units.values() for e in entries for w in e.words
+             if len(w.strip("*")) >= 3}
+    return bool(words & set(fold(question).split()))
 
 
 def asks_several(question: str) -> bool:

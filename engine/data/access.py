@@ -229,6 +229,10 @@ def make_viewer(table: EmployeeTable, user: str, policy: AccessPolicy | None = N
             extra = {normalise_name(d) for d in policy.hr_departments}
             if mapped:  # IT's confirmed map names HR: nobody else is
                 is_hr = normalise_name(dept) in {normalise_name(d) for d in mapped}
+            elif dept_col in table.roles.get("cost_centre", []):
+                # (a department known only as a cost centre: a trainee booked to the HR cost centre is no HR; the
+                # site names HR departments where it wants them)
+                is_hr = normalise_name(dept) in extra
             else:
                 is_hr = bool(HR_DEPARTMENT.match(dept)) or is_hr_department(dept, table_languages(table)) \
                     or normalise_name(dept) in extra

@@ -209,11 +209,14 @@ def infer_roles(columns: dict, df, guessed: dict[str, list[str]]) -> tuple[dict[
 
     _by_values(columns, df, roles, findings, values, taken)
     # A cost centre written as words ("1000 Administration") is the department where no column names one.
+    # (it keeps its role of cost centre too: a cost centre's name never makes anyone HR, see make_viewer; a trainee
+    # booked to the "Personal" cost centre is no HR)
     cost = next(iter(roles.get("cost_centre") or []), None)
     if cost and not roles.get("department") and columns[cost].dtype == "text":
-        _move(roles, findings, taken, "department", cost,
-              Finding("department", cost, 0.7, [*(findings["cost_centre"].evidence if "cost_centre" in findings
-                                                  else []), "text, and no column names the department"]))
+        roles["department"] = [cost]
+        findings["department"] = Finding("department", cost, 0.7, [
+            *(findings["cost_centre"].evidence if "cost_centre" in findings else []),
+            "a cost centre in words, and no column names the department"])
     return roles, findings
 
 
@@ -227,7 +230,7 @@ def header_candidates(header: str) -> list:
             if role in _KIND
             and not (role == "employee_id" and "manager" in roles_here)
             # "Vacation Used", "Urlaub genommen": what was used, not what is left (never booked against)
-            and not (role in ("vacation_balance", "sick_balance") and ("leave_taken" in roles_here
+            and not (role in ("vacation_balance", "sick_balance", "overtime_balance") and ("leave_taken" in roles_here
                                                                         or _CURRENCY.search(header)
                                                                         or _PER_PERIOD.search(header)))
             # a header that says pay never gets a role everyone may read ("Salaire N-1" is no manager)
@@ -326,7 +329,7 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
         values[_JOINED] = [v for v in joined if v]
     mgr = (roles.get("manager") or [None])[0]
     if mgr and not roles.get("employee_id"):
-        _id_by_references(columns, roles, findings, values, taken, mgr)
+        _id_by_references(columns, df, roles, findings, values, taken, mgr)
     # The manager reference: a column whose values are the ids (or names, or e-mails) of others.
     keys = [r for r in ("employee_id", "name", "email") if roles.get(r)]
     if mgr:
@@ -378,26 +381,55 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
 _JOINED = "\0name"
 
 
-def _id_by_references(columns: dict, roles: dict, findings: dict, values: dict, taken: set, mgr: str) -> None:
+def _id_by_references(columns: dict, df, roles: dict, findings: dict, values: dict, taken: set, mgr: str) -> None:
     """The person's id where no header word names it: the one column of unique numbers or codes that the
     manager column's values are values of ("Nº": 101, 102 … where "Chefia" says 101). Without it a manager
     given by number had no reports at all."""
     found = []
+    rows = len(df)
     for c, col in columns.items():
         vs = values[c]
-        if c == mgr or c in taken or col.dtype not in ("int", "text") or len(vs) < 2 \
-                or len(vs) < 0.9 * len(values[mgr] or [1]) or len({_key(v) for v in vs}) < len(vs):
+        # (an id on every row, each a different one)
+        if c == mgr or c in taken or col.dtype not in ("int", "text") or len(vs) < 2 or len(vs) < rows \
+                or len({_key(v) for v in vs}) < len(vs):
             continue
         if col.dtype == "text" and not all(re.search(r"\d", str(v)) for v in vs):
             continue  # (a code has digits: "PN0101", "E-0042"; unique words are names or e-mails)
         share = _references(values, mgr, c)
         if share >= 0.9:
             found.append((share, c))
-    if len(found) == 1:  # (two columns it could be, and nothing says which: none)
-        share, c = found[0]
-        _move(roles, findings, taken, "employee_id", c,
-              Finding("employee_id", c, round(0.5 + 0.4 * share, 2),
-                      [f"unique values; {share:.0%} of the values of '{mgr}' (the manager) are values of it"]))
+    if len(found) != 1:  # (two columns it could be, and nothing says which: none)
+        return
+    share, c = found[0]
+    evidence = [f"unique values; {share:.0%} of the values of '{mgr}' (the manager) are values of it"]
+    problem = _hierarchy_problem(df, c, mgr)
+    if problem:
+        # A running number whose range overlaps the managers' numbers would make the wrong people managers:
+        # found by values alone, the id decides who reads whose record only where the hierarchy it makes is one.
+        findings["employee_id"] = Finding("employee_id", c, 0.3, [*evidence, problem, "a suggestion for the column "
+                                                                  "map, not used"], suggested=True)
+        return
+    _move(roles, findings, taken, "employee_id", c, Finding("employee_id", c, round(0.5 + 0.4 * share, 2), evidence))
+
+
+def _hierarchy_problem(df, ident: str, mgr: str) -> str:
+    """What is wrong with the reporting lines ``mgr`` makes over the ids of ``ident``: someone their own
+    manager, or a circle of managers; "" where every line ends at the top."""
+    boss = {}
+    for own, ref in zip(df[ident], df[mgr]):
+        if ref is None or ref != ref or str(ref).strip() == "":
+            continue
+        if _key(ref) == _key(own):
+            return f"'{own}' is their own manager"
+        boss[_key(own)] = _key(ref)
+    for start in boss:
+        seen, at = {start}, start
+        while at in boss:
+            at = boss[at]
+            if at in seen:
+                return f"the managers of '{start}' go round in a circle"
+            seen.add(at)
+    return ""
 
 
 def _status_or_contract(columns: dict, roles: dict, findings: dict, values: dict, taken: set) -> None:

@@ -79,10 +79,30 @@ def named_concepts(text: str) -> set[str]:
             if any(pattern.search(folded) for pattern, _ in by_language.values())}
 
 
-def named_in(text: str) -> dict[str, set[str]]:
-    """The concepts ``text`` names, each with the languages whose words name it there."""
+@functools.lru_cache(maxsize=None)
+def _handbook_patterns() -> dict[str, dict[str, re.Pattern]]:
+    """concept -> language -> the phrases a handbook writes (no "~" phrase: those are a question's)."""
+    out: dict[str, dict[str, re.Pattern]] = {}
+    for path in sorted(LANG_DIR.glob("*.toml")):
+        terms = tomllib.loads(path.read_text(encoding="utf-8")).get("terms", {})
+        for concept, phrases in terms.items():
+            kept = [p for p in phrases if not p.startswith("~")]
+            if kept:
+                out.setdefault(concept, {})[path.stem] = re.compile("|".join(_pattern(p) for p in kept))
+    return out
+
+
+def named_in(text: str, handbook: bool = False) -> dict[str, set[str]]:
+    """The concepts ``text`` names, each with the languages whose words name it there; ``handbook``: a
+    handbook's text, read without the phrases only a question uses ("~renunciar" is no notice in a rule)."""
     folded = _fold(text)
     out: dict[str, set[str]] = {}
+    if handbook:
+        for concept, patterns in _handbook_patterns().items():
+            langs = {code for code, pattern in patterns.items() if pattern.search(folded)}
+            if langs:
+                out[concept] = langs
+        return out
     for concept, by_language in concepts().items():
         langs = {code for code, (pattern, _) in by_language.items() if pattern.search(folded)}
         if langs:
