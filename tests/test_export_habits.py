@@ -236,3 +236,42 @@ def test_a_cost_centre_named_for_hr_makes_nobody_hr(tmp_path):
     assert table.role("department") == "Kostenstelle" == table.role("cost_centre")
     ben = make_viewer(table, "Ben Kurz")
     assert ben.role == "employee" and ben.visible_rows == frozenset({1})
+
+
+DUTCH = ("\ufeffPersoneelsnummer;Naam;Afdeling;Indiensttreding;Uren per week;Bruto maandsalaris;Verlofuren saldo;"
+         "Leidinggevende\n"
+         "20001;Maarten de Wit;Directie;01-02-2008;40;8.950,00;112,0;\n"
+         "20005;Johan Verbeek;Engineering;03-01-2011;40;6.150,00;143,5;Maarten de Wit\n"
+         "20007;Sanne Bakker;Engineering;15-09-2019;32;4.200,00;80,5;Johan Verbeek\n"
+         "20009;Eva Jansen;P&O;22-03-2021;36;4.600,00;96,0;Maarten de Wit\n")
+
+
+def test_a_dutch_export_with_full_names_under_naam_and_dates_with_hyphens(tmp_path):
+    # "Naam" (the family name in some files) holds whole names here: the full name, by which people sign in
+    # and managers are named. Without it nobody was in the data. Dates 01-02-2008 are day-first dates; "Uren per
+    # week" is hours a week and "Verlofuren saldo" a balance in hours.
+    table = load_employees(_write(tmp_path, "medewerkers.csv", DUTCH))
+    assert table.role("name") == "Naam" and table.role("last_name") is None
+    assert table.role("hire_date") == "Indiensttreding" and table.columns["Indiensttreding"].dtype == "date"
+    assert str(table.df["Indiensttreding"][0])[:10] == "2008-02-01"
+    assert _unit(table, "Uren per week") == "hours a week" and _unit(table, "Verlofuren saldo") == "hours"
+    johan = make_viewer(table, "Johan Verbeek")
+    assert johan.role == "manager" and johan.reports == ["Sanne Bakker"]
+    assert make_viewer(table, "Eva Jansen").role == "hr"  # ("P&O", Personeel & Organisatie, is HR in Dutch)
+
+
+def test_leave_balances_with_no_unit_in_their_headers_are_hours_where_the_values_say_so(tmp_path):
+    # "PTO Balance" 184.00 is hours (nobody has 184 days left), and "Sick Balance" beside it is kept in the same
+    # unit; a file whose balances run to a few dozen keeps days, as before.
+    from engine.data.schema import infer_schema
+
+    text = ("Name,Pay Type,PTO Balance,Sick Balance\nDiane Kowalski,Salaried,184.00,40.00\n"
+            "Marcus Bell,Salaried,121.50,32.00\nJasmine Ortiz,Salaried,66.25,24.00\n")
+    units = infer_schema(load_employees(_write(tmp_path, "people.csv", text))).units
+    assert units["PTO Balance"] == "hours" and units["Sick Balance"] == "hours"
+    days = text.replace("184.00", "18").replace("121.50", "12.5").replace("66.25", "6")
+    units = infer_schema(load_employees(_write(tmp_path, "people2.csv", days))).units
+    assert units["PTO Balance"] == "days" and units["Sick Balance"] == "days"
+    # a unit the header names is never overruled
+    named = text.replace("PTO Balance", "PTO Balance (days)")
+    assert infer_schema(load_employees(_write(tmp_path, "people3.csv", named))).units["PTO Balance (days)"] == "days"

@@ -280,6 +280,17 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
                   Finding("name", first, round(0.5 + 0.4 * share, 2),
                           [*evidence, f"{share:.0%} of the values are whole names (given and family) and no "
                                       "column holds family names"]))
+    # A family-name column with no given name beside it whose values are whole names ("Naam": "Maarten de Wit") is
+    # the full name: the Dutch and German header word means either.
+    last = (roles.get("last_name") or [None])[0]
+    if last and not roles.get("first_name") and not roles.get("name"):
+        share = _person_names(values[last], (2, 6))
+        if share >= 0.8 and len({_key(v) for v in values[last]}) >= 0.9 * len(values[last]):
+            evidence = findings["last_name"].evidence if "last_name" in findings else []
+            _move(roles, findings, taken, "name", last,
+                  Finding("name", last, round(0.5 + 0.4 * share, 2),
+                          [*evidence, f"{share:.0%} of the values are whole names (given and family) and no "
+                                      "column holds given names"]))
     # E-mail: values with an @ and a domain, one per person. A column where several rows share an address is
     # not the rows' own ("Reports To (email)"): taking it would make everyone with one manager that manager.
     own = (roles.get("email") or [None])[0]

@@ -56,7 +56,8 @@ HR_DEPARTMENT = re.compile(r"^\s*(hr|human[ _-]?resources?|people([ _-]?(ops|ope
 _MONEY_MARK = r"(?:[$€£¥₱₹]|R\$|Fr\.|PHP|USD|EUR|GBP|CHF|SEK|NOK|DKK|PLN|CZK|HUF|BRL|CAD|AUD|INR|MXN|kr\.?|zł|Kč|Ft)"
 _CURRENCY = re.compile(rf"^\(?\s*([-+]?)\s*{_MONEY_MARK}?\s*([-+]?[\d\s,.'’ ]*\d)\s*(?:{_MONEY_MARK}|%)?\s*\)?$",
                        re.I)
-DATE_FORMATS = ["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%d/%m/%Y", "%Y/%m/%d", "%m/%d/%y", "%d/%m/%y", "%d-%b-%Y", "%d %b %Y",
+DATE_FORMATS = ["%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%d/%m/%Y", "%Y/%m/%d", "%m/%d/%y", "%d/%m/%y", "%d-%m-%Y", "%m-%d-%Y",
+                "%d-%b-%Y", "%d %b %Y",
                 "%b %d, %Y", "%B %d, %Y", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
 MAX_ROWS = 500_000
 

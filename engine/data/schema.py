@@ -59,8 +59,8 @@ def column_unit(name: str, dtype: str, roles: list[str]) -> str:
     m = _CURRENCY_RE.search(name)
     if "pay" in roles or m:
         return _CURRENCY.get(m.group(0).lower(), "") if m else ""
-    if SEMANTIC_PATTERNS["weekly_hours"].search(name):
-        return "hours a week"
+    if SEMANTIC_PATTERNS["weekly_hours"].search(name) or "weekly_hours" in roles and _WEEKS.search(name):
+        return "hours a week"  # ("Uren per week": hours a week, not the weeks its English word "week" says)
     if _HOURS.search(name):
         return "hours"
     if _WEEKS.search(name):
@@ -210,19 +210,44 @@ class Schema:
         return out
 
 
+def _unitless(name: str) -> bool:
+    """Whether a header names no unit of time, in any language ("PTO Balance", not "PTO Balance (hrs)")."""
+    from engine.data.columns import header_unit
+
+    return not (_DAYS.search(name) or _HOURS.search(name) or _WEEKS.search(name) or header_unit(name))
+
+
+def _hours_by_values(series) -> bool:
+    """Whether a leave balance with no unit in its header holds hours: a median above 40 or any value above
+    100 (days of leave left run to a few dozen; hours run to hundreds)."""
+    import pandas as pd
+
+    values = pd.to_numeric(series, errors="coerce").dropna()
+    return len(values) >= 3 and (values.median() > 40 or values.max() > 100)
+
+
 def infer_schema(table) -> Schema:
     """The :class:`Schema` of a loaded table (its roles are already set)."""
     schema = Schema()
     schema.pay_basis = table.role("pay_basis") or ""
     cmap = getattr(table, "column_map", None)
+    unitless: list[str] = []  # leave balances whose header names no unit
     for name, col in table.columns.items():
         spec = cmap.pay.get(name, {}) if cmap is not None and "pay" in col.roles else {}
         unit = spec.get("currency") or (cmap.units.get(name) if cmap is not None else "") \
             or column_unit(name, col.dtype, col.roles)
+        if unit == "days" and not (cmap is not None and cmap.units.get(name)) and _unitless(name) \
+                and {"vacation_balance", "sick_balance"} & set(col.roles):
+            unitless.append(name)
         if unit:
             schema.units[name] = unit
         if "pay" in col.roles:
             schema.pay_periods[name] = spec.get("period") or pay_period(name)
+    # ("PTO Balance": 184.00, 121.50, 66.25 are hours, nobody has 184 days left; and a file keeps its leave in one
+    # unit, so "Sick Balance" beside it, 40.00 and 24.00, is hours too)
+    if any(_hours_by_values(table.df[name]) for name in unitless):
+        for name in unitless:
+            schema.units[name] = "hours"
     derived = [c for c in table.columns.values() if getattr(c, "derived_from", None)]
     if derived:
         schema.derived_name = derived[0].name
