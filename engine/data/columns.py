@@ -269,28 +269,20 @@ def _by_values(columns: dict, df, roles: dict, findings: dict, values: dict, tak
               Finding("last_name", name, 0.8, [f"single-word names beside the given names in "
                                                f"'{roles['first_name'][0]}'"]))
         roles.pop("name", None)
-    # A given-name column with no family name beside it whose values are whole names ("Nome": "Rui Manuel
-    # Ferreira Lopes") is the full name: the header word means either in some languages.
-    first = (roles.get("first_name") or [None])[0]
-    if first and not roles.get("last_name") and not roles.get("name"):
-        share = _person_names(values[first], (2, 6))
-        if share >= 0.8 and len({_key(v) for v in values[first]}) >= 0.9 * len(values[first]):
-            evidence = findings["first_name"].evidence if "first_name" in findings else []
-            _move(roles, findings, taken, "name", first,
-                  Finding("name", first, round(0.5 + 0.4 * share, 2),
+    # A given-name column with no family name beside it ("Nome": "Rui Manuel Ferreira Lopes"), or a family-name
+    # column with no given name beside it ("Naam": "Maarten de Wit"), whose values are whole names is the full
+    # name: the header word means either in some languages.
+    for part, other, holds in (("first_name", "last_name", "family names"), ("last_name", "first_name", "given names")):
+        column = (roles.get(part) or [None])[0]
+        if not column or roles.get(other) or roles.get("name"):
+            continue
+        share = _person_names(values[column], (2, 6))
+        if share >= 0.8 and len({_key(v) for v in values[column]}) >= 0.9 * len(values[column]):
+            evidence = findings[part].evidence if part in findings else []
+            _move(roles, findings, taken, "name", column,
+                  Finding("name", column, round(0.5 + 0.4 * share, 2),
                           [*evidence, f"{share:.0%} of the values are whole names (given and family) and no "
-                                      "column holds family names"]))
-    # A family-name column with no given name beside it whose values are whole names ("Naam": "Maarten de Wit") is
-    # the full name: the Dutch and German header word means either.
-    last = (roles.get("last_name") or [None])[0]
-    if last and not roles.get("first_name") and not roles.get("name"):
-        share = _person_names(values[last], (2, 6))
-        if share >= 0.8 and len({_key(v) for v in values[last]}) >= 0.9 * len(values[last]):
-            evidence = findings["last_name"].evidence if "last_name" in findings else []
-            _move(roles, findings, taken, "name", last,
-                  Finding("name", last, round(0.5 + 0.4 * share, 2),
-                          [*evidence, f"{share:.0%} of the values are whole names (given and family) and no "
-                                      "column holds given names"]))
+                                      f"column holds {holds}"]))
     # E-mail: values with an @ and a domain, one per person. A column where several rows share an address is
     # not the rows' own ("Reports To (email)"): taking it would make everyone with one manager that manager.
     own = (roles.get("email") or [None])[0]
