@@ -663,6 +663,10 @@ def test_a_question_in_another_language_is_split_where_its_next_part_opens(quest
     ("Wer ist gerade in Elternzeit?", "names"),
     ("¿Quiénes trabajan en Binissalem?", "names"),
     ("How many of my reports work part-time?", ""),
+    ("Combien d'heures de RTT reste-t-il à mon équipe, toutes ensemble ?", "total"),
+    ("Hoeveel vakantie-uren heeft mijn afdeling samen nog staan?", "total"),  # ("*uren": a unit in a compound)
+    ("How much overtime has my crew banked in total?", "total"),
+    ("Wie van mijn team is in dienst sinds 2020?", "names"),
 ])
 def test_a_data_question_that_asks_for_an_average_gets_only_that_result(clinic, question, asked):
     """"What is the average salary in Sales?" was once answered with a count of Sales: where the question asks

@@ -16,6 +16,8 @@ from engine.policy.terms import concepts, other_languages
     ("Combien d'heures supplémentaires ai-je faites ?", "overtime", "heures supplémentaires"),
     ("¿Cuánto es la dieta diaria?", "per diem", "dieta"),
     ("Wann endet meine Probezeit?", "probation", "probezeit"),
+    ("Hoeveel extra vakantiedagen krijg ik na tien dienstjaren?", "years of service", "dienstjaren"),
+    ("Combien de jours en plus pour mon ancienneté ?", "length of service", "ancienneté"),
 ])
 def test_a_topic_named_in_one_language_brings_the_other_languages_words(question, found, not_found):
     # (never a word the question already has)

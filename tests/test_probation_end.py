@@ -36,6 +36,12 @@ def test_other_questions_are_not(question):
     ("Your trial period is 12 weeks.", Length(12, "week")),
     ("The probation period is 60 working days.", None),  # (working days: no calendar date from them)
     ("Employees on probation may not take leave.", None),
+    ("Your probationary period ends on the 120th calendar day after your first day of work.", Length(120, "day")),
+    ("The trial period finishes on the 60th day following the start of employment.", Length(60, "day")),
+    # (an extension is not the period: "by up to 30 days" once answered as the whole introductory period)
+    ("HR may extend the introductory period once, by up to 45 days, on the manager's written request.", None),
+    ("The probation period can be prolonged by a further 3 months.", None),
+    ("Probation lasts 3 months and may be extended once by up to 3 more months.", Length(3, "month")),
 ])
 def test_the_length_a_sentence_states(text, length):
     assert probation_length_of(text) == length

@@ -3,7 +3,7 @@
 import pytest
 
 from engine.agent.calc_slot import Variable
-from engine.agent.units import culprits, line_problem, pay_ceiling, unit_of
+from engine.agent.units import culprits, line_problem, pay_ceiling, rate_problem, unit_of
 
 SALARY = Variable("annual_salary", 84000, "annual_salary_usd, per year")
 DAYS = Variable("vacation_days_remaining", 15, "vacation_days_remaining, days")
@@ -159,3 +159,20 @@ def test_a_payout_at_the_person_s_rate_must_have_their_pay_in_it():
     assert answer_problem(question, (0, 0), rate_based=True)  # "40 * 2 + 160 * 12": the policy's figures only
     assert not answer_problem(question, (1, 0), rate_based=True)
     assert not answer_problem("How much is the wellness stipend a year?", (0, 0), rate_based=False)  # policy money
+
+
+@pytest.mark.parametrize("name, value, pay, refused", [
+    ("hourly_rate", 195.0, Variable("monthly_salary", 3120, "Bruto maandsalaris, per month"), True),  # 3120 / 16
+    ("hourly_rate", 511.89, Variable("monthly_salary", 2426.72, "per month"), True),  # / 24 * 1.5 ** 4
+    ("hourly_rate", 18.0, Variable("monthly_salary", 3120, "per month"), False),  # 3120 * 3 / (13 * 40)
+    ("hourly_rate", 16.0, Variable("monthly_salary", 2426.72, "per month"), False),  # / 151.67
+    ("hourly_rate", 40.38, SALARY, False),  # 84000 / 2080
+    ("hourly_rate", 84000.0, SALARY, True),  # the salary itself
+    ("daily_rate", 323.08, SALARY, False),  # 84000 / 260
+    ("daily_rate", 7000.0, SALARY, True),  # a month's pay
+    ("hourly_rate", 5.0, SALARY, True),  # 16,800 hours a year
+    ("overtime_rate", 90000.0, SALARY, False),  # (no rate per hour or day by name: other checks)
+    ("hourly_rate", 195.0, DAYS, False),  # (no yearly pay to compare with)
+])
+def test_a_rate_per_hour_or_day_must_be_a_plausible_share_of_a_year_s_pay(name, value, pay, refused):
+    assert bool(rate_problem(name, value, [pay, DAYS])) is refused

@@ -25,8 +25,15 @@ _NAME = r"(?:probation|introductory|trial)"
 _LENGTH = re.compile(rf"{_NAME}[^.;]{{0,30}}?\b{_N}[- ](?:calendar[- ])?(day|week|month)s?\b"
                      rf"|\b{_N}[- ](?:calendar[- ])?(day|week|month)s?\b[^.;0-9]{{0,40}}?{_NAME}"
                      rf"|\b(?:first|initial)\s+{_N}\s+(?:calendar\s+)?(day|week|month)s?\b[^.;]{{0,60}}?{_NAME}", re.I)
+#: The end as the Nth day after the start ("The introductory period ends on the 90th calendar day after your
+#: start date"): that many days added to the start.
+_NTH_AFTER = re.compile(rf"{_NAME}[^.;]{{0,60}}?\b(?:ends?|is over|finish(?:es)?|runs? until|lasts? until)\s+(?:on\s+)?"
+                        rf"the\s+(\d{{1,3}})(?:st|nd|rd|th)\s+(?:calendar\s+)?day\s+(?:after|following|from)\b", re.I)
 #: A length in working days is not a count of calendar days: no date is worked out from it.
 _WORKING = re.compile(r"\b(?:working|business|work)[- ]days?\b", re.I)
+#: A sentence about lengthening the period ("may extend the introductory period once, by up to 30 days")
+#: states the extension, not the period.
+_EXTENSION = re.compile(r"\b(?:extend\w*|extension|prolong\w*|lengthen\w*|by up to|a further|an additional)\b", re.I)
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | \
           {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
 _DATE = r"(\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}(?:st|nd|rd|th)?)(?:,?\s+(\d{4}))?"
@@ -53,6 +60,11 @@ class Length:
 
 def probation_length_of(text: str) -> Length | None:
     """The probation's length a sentence states, in its unit, or None (none, or in working days)."""
+    # (what comes after an extension's words is the extension: "lasts 3 months and may be extended by 3 more")
+    text = _EXTENSION.split(text, maxsplit=1)[0]
+    nth = _NTH_AFTER.search(text)
+    if nth is not None:
+        return Length(int(nth.group(1)), "day")
     m = _LENGTH.search(text)
     if m is None or _WORKING.search(m.group(0)):
         return None

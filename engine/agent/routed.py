@@ -34,6 +34,7 @@ from typing import Generator, Iterator
 
 from engine.agent import caps, small_talk
 from engine.agent.answer_text import _answer_grammar, _gbnf_string, _plain_wholes, _unrepeated, _without_figures, figure_text
+from engine.agent.full_time import full_time_amounts
 from engine.agent.probation_end import asks_from_when, asks_probation_end, day_from_start, handbook_end, probation_end
 from engine.agent.applies import Figure, mentions_probation, probation_length, probation_note, question_relative
 from engine.agent.calc_slot import (
@@ -182,16 +183,12 @@ def _ellipsis(first: str, part: str) -> str:
     return f"{words[0].upper()}{words[1:]} {short.group(2)} {frame.group(3)}?"
 
 
-#: The period a question asks an amount for ("per year", "each month", "annually").
-_PERIOD_ASKED = re.compile(r"\b(?:a|per|each|every) (year|month)\b|\b(annually|yearly|monthly)\b", re.I)
 #: A rule that scales an amount to a part-timer's hours.
 _PRO_RATA = re.compile(r"\bpro[ -]?rata\b|\bprorat|\bin proportion to\b|\bproportionate", re.I)
 #: A rule whose amount grows with length of service in running text ("1 extra day after every full 2 years of
 #: service"): a tier table code marks by itself; this needs arithmetic on the years.
 _BY_SERVICE = re.compile(r"\b(every|each|per)\s+(full\s+|complete[d]?\s+)?(\d+\s+|two\s+|three\s+|five\s+)?"
                          r"(full\s+|complete[d]?\s+)?years?\s+of\s+(continuous\s+)?(service|employment)\b", re.I)
-#: An amount of leave in a rule ("120 hours", "25 days"), the figure and its unit.
-_AMOUNT_OF_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(hours?|days?|weeks?)\b", re.I)
 #: What makes a question about an amount a calculation: the rule's kind, and how to find the rule.
 _FORMULAS = {"pro rata": _PRO_RATA, "service": _BY_SERVICE}
 #: A question about how much of something (not whether, nor when).
@@ -862,17 +859,10 @@ class _Turn(Calculating, LookingUp):
     def _pro_rata(self, part: Part, scale: str, sources: list[str]) -> Iterator[Step]:
         """A part-timer's amount: the full-time amount of the rule that applies, times their share of a
         full-time week, worked out by the calculator. Code offers the rule's amounts; with one, no call."""
-        rows = [u for u in part.picked if u.label in part.applies] or \
-            [u for u in part.picked if not part.formula_rule(u)][:2]
-        amounts = list(dict.fromkeys(f"{m.group(1)} {m.group(2)}" for u in rows for m in _AMOUNT_OF_TIME.finditer(u.text)))
-        asked = _PERIOD_ASKED.search(part.text)
-        if asked:
-            # "per year" asked, and the row says "80 hours a year (6.67 hours a month)": the yearly amount.
-            word = (asked.group(1) or asked.group(2)).lower()
-            period = {"annually": "year", "yearly": "year", "monthly": "month"}.get(word, word)
-            same = list(dict.fromkeys(f"{m.group(1)} {m.group(2)}" for u in rows for m in _AMOUNT_OF_TIME.finditer(u.text)
-                                      if re.match(rf"\s*(?:a|per|each|every|/)\s*{period}\b", u.text[m.end():], re.I)))
-            amounts = same or amounts
+        applying = [u for u in part.picked if u.label in part.applies]
+        others = [u for u in part.picked if not part.formula_rule(u)][:2]
+        amounts = full_time_amounts([u.text for u in applying], [u.text for u in others], part.text)
+        rows = [u for u in applying if any(a.split()[0] in numbers_in(u.text) for a in amounts)] or others or applying
         if not amounts:
             yield from self._code(part, sources)
             return

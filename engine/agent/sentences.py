@@ -113,10 +113,13 @@ def _names_unit(question: str) -> bool:
     """Whether a question names a unit of time ("days", "Stunden", "horas"), in any language's words."""
     from engine.data.vocab import fold, vocabulary
 
-    # (a unit's word of three letters or more: "at", German for working days, and "h" are other words too)
-    words = {w.strip("*") for entries in vocabulary().units.values() for e in entries for w in e.words
-             if len(w.strip("*")) >= 3}
-    return bool(words & set(fold(question).split()))
+    # (a unit's word of three letters or more: "at", German for working days, and "h" are other words too;
+    # "*uren" is the end of a compound: "verlofuren" names hours)
+    entries = [w for units in vocabulary().units.values() for e in units for w in e.words if len(w.strip("*")) >= 3]
+    words = {w for w in entries if not w.startswith("*")}
+    ends = tuple(w.strip("*") for w in entries if w.startswith("*"))
+    asked = set(fold(question).split())
+    return bool(words & asked) or any(w.endswith(ends) for w in asked) if ends else bool(words & asked)
 
 
 def asks_several(question: str) -> bool:

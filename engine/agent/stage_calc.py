@@ -25,7 +25,7 @@ from engine.agent.rates import applies_to, for_pay, pay_period_of, rate_definiti
 from engine.agent.rules.base import PAY_NAMES, Settled, View
 from engine.agent.rules.words import in_any_language
 from engine.agent.steps import Step
-from engine.agent.units import RATE_BASED, answer_problem, culprits, line_problem, pay_ceiling, unit_of
+from engine.agent.units import RATE_BASED, answer_problem, culprits, line_problem, pay_ceiling, rate_problem, unit_of
 from engine.errors import HRAssistantError, ToolInputError
 from engine.tools.calculator import CalculatorTool
 from engine.tools.employee_data import EmployeeDataTool
@@ -410,6 +410,7 @@ class Calculating(Stage):
                                         else m.group(0), " ".join(written.split()))
                 calc.value = float(result.data["value"])
                 problem, units[calc.name] = line_problem(calc.code, units, calc.value, ceiling)
+                problem = problem or rate_problem(calc.name, calc.value, variables)
                 if not problem and calc is calculations[-1] and part.kind != "calculation":
                     rate_based = any(RATE_BASED.search(u.text) for u in part.picked) and \
                         any(unit_of(v) == (1, 0) for v in variables)

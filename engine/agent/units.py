@@ -176,6 +176,27 @@ def pay_ceiling(variables: list[Variable]) -> float | None:
     return None
 
 
+#: The hours or days in a year a rate per hour or per day may stand for: a part-timer's few hundred hours to
+#: more than anyone works; outside them, the pay was divided by some other figure ("/ 16", the 16:30 of a
+#: working day, made an hourly rate of 195 out of a monthly salary of 3,120).
+_RATE_SPANS = {"hourly_rate": (300, 4000), "per_hour": (300, 4000), "daily_rate": (40, 400), "per_day": (40, 400)}
+_PER_YEAR = {"annual_salary": 1, "monthly_salary": 12, "weekly_pay": 52}
+
+
+def rate_problem(name: str, value: float | None, variables: list[Variable]) -> str:
+    """Why a line that names a rate per hour or per day of the person's pay is no such rate ("" if it may be):
+    their yearly pay over it is no plausible number of hours or days in a year."""
+    span = _RATE_SPANS.get(name)
+    pay = next((v.value * _PER_YEAR[v.name] for v in variables if v.name in _PER_YEAR and v.value > 0), None)
+    if span is None or pay is None or not value or value <= 0:
+        return ""
+    count = pay / value
+    if span[0] <= count <= span[1]:
+        return ""
+    unit = "hours" if span[1] > 1000 else "days"
+    return f"a year's pay of {pay:,.2f} would be {count:,.0f} {unit} of it, not a rate per {unit[:-1]}"
+
+
 def _describe(unit: tuple[int, int]) -> str:
     money, time = unit
     parts = []
