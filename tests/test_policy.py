@@ -146,6 +146,21 @@ def test_long_section_is_split_at_items_with_labels():
     assert all(c.section.startswith("Guide › Rules") for c in chunks)
 
 
+def test_a_window_cut_from_a_long_paragraph_keeps_the_rows_of_the_table_beside_it():
+    # A paragraph longer than half the window, then a table: cut by words, the table's rows had been run
+    # together into one sentence, so no row could be chosen as the one that applies.
+    from engine.agent.evidence import split_units
+
+    long = "The trial period depends on the grade of the post and " + "runs as follows for each grade " * 12 + "."
+    table = ["| Grade | Trial period |", "|---|---|", "| Operatives | 2 months |", "| Technicians | 3 months |",
+             "| Managers | 4 months |"]
+    tail = "The trial period may be renewed once. " + "It is agreed in writing before it ends. " * 10
+    chunks = chunk_lines(lines("# Hiring", "## Trial period", long, "", *table, "", tail), "h.md")
+    assert len(chunks) >= 2
+    units = [u for c in chunks for u in split_units(c.text)]
+    assert "Grade: Managers; Trial period: 4 months" in units
+
+
 def test_dotted_sub_items_are_items_and_a_long_list_is_cut_between_its_lines():
     rows = [f"- from {i} to {i + 1} years of service: {80 + i} hours a year (" + "word " * 20 + ");" for i in range(8)]
     chunks = chunk_lines(lines("ARTICLE 2 - ANNUAL LEAVE", "2.1 Earning leave. Full-time staff earn leave:", *rows,

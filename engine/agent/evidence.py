@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from engine.agent.sides import other_side
 from engine.agent.turn_format import neutralise
 
 MAX_UNITS = 12  # per passage: labels a to l
@@ -178,7 +179,9 @@ def marks(passages: list[Passage], question: str, service=None, job: str = "",
     asked = named_concepts(question)
     if asked:
         applies = {label: why for label, why in applies.items() if asked & named_concepts(" ".join(read[label]))}
-    return applies, ruled_out
+    # (asked what notice the employer must give, the rule for resigning applies to nobody: left out)
+    ruled_out |= other_side([u for p in passages for u in p.units], question)
+    return {label: why for label, why in applies.items() if label not in ruled_out}, ruled_out
 
 
 def candidates(passages: list[Passage], question: str, embedder, k: int = CANDIDATES,

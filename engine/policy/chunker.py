@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass
 
 from engine.policy.loaders import Line
 
+# 10: a window cut from a long paragraph keeps the line breaks of the rows beside it;
 # 9: Markdown strong emphasis marks dropped; 8: a Word table in its place, as Markdown table rows;
 # 7: "2.1 Title" items, long sections cut between lines
-CHUNKER_VERSION = 9
+CHUNKER_VERSION = 10
 MAX_WORDS = 150  # all-MiniLM-L6-v2 reads 256 word pieces; the heading path takes some of them
 SEPARATOR = " › "
 
@@ -172,18 +173,24 @@ def _split_long(part: list[Line], source: str, section: str) -> list[Chunk]:
             out.append(_make(window, [w for x in window for w in x.text.split()], source, section))
         return out
     out = []
+    # (each word with what follows it: a window cut from a long paragraph keeps the line breaks of the table or
+    # list beside it, so its rows stay units of their own)
+    ends = [("\n" if i == len(line.text.split()) - 1 else " ") for line in part for i, _ in enumerate(line.text.split())]
     step = MAX_WORDS - 20  # overlap keeps sentences whole across a cut
     for start in range(0, len(words), step):
-        out.append(_make(part, words[start:start + MAX_WORDS], source, section))
+        window = range(start, min(start + MAX_WORDS, len(words)))
+        text = "".join(words[i] + ends[i] for i in window).strip()
+        out.append(_make(part, words[start:start + MAX_WORDS], source, section, text))
         if start + MAX_WORDS >= len(words):
             break
     return out
 
 
-def _make(part: list[Line], words: list[str], source: str, section: str) -> Chunk:
+def _make(part: list[Line], words: list[str], source: str, section: str, text: str = "") -> Chunk:
     whole = sum(len(line.text.split()) for line in part) == len(words)
     # A whole section keeps its line breaks: a list item or a table row is a unit of its own
-    # (engine.agent.evidence); a window cut from a long paragraph is just its words.
-    text = "\n".join(" ".join(line.text.split()) for line in part if line.text.strip()) if whole else " ".join(words)
+    # (engine.agent.evidence); a window cut from a long paragraph keeps the breaks it has (``text``).
+    if not text:
+        text = "\n".join(" ".join(line.text.split()) for line in part if line.text.strip()) if whole else " ".join(words)
     return Chunk(source=source, section=section, text=text, line_start=part[0].number,
                  line_end=part[-1].number, page=part[0].page)
