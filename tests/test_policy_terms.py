@@ -69,3 +69,16 @@ def test_a_question_in_another_language_than_english_brings_its_own_languages_wo
     # An English question gets the other languages' words only (the embedder reads its synonyms).
     english = other_languages("My father passed away. How many days off can I take?")
     assert "falecimento" in english and "bereavement" not in english and "compassionate leave" not in english
+
+
+@pytest.mark.parametrize("question, english", [
+    ("Krijg ik extra verlofuren vanwege mijn aantal dienstjaren?", ["vacation", "years of service"]),
+    ("Wie viele Urlaubstage habe ich noch?", ["vacation"]),
+    ("Combien de jours de télétravail par semaine ?", ["remote work"]),
+    ("How many vacation days do I have left?", []),  # (named in English: the embedder reads it as it is)
+    ("Wer ist mein Vorgesetzter?", []),  # (no topic of the files)
+])
+def test_a_question_in_another_language_carries_the_english_words_of_its_topics(question, english):
+    from engine.policy.terms import english_topics
+
+    assert english_topics(question) == english

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from engine.agent.sides import other_side
+from engine.policy.terms import english_topics
 from engine.agent.turn_format import neutralise
 
 MAX_UNITS = 12  # per passage: labels a to l
@@ -204,7 +205,9 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     applies, ruled_out = marks(passages, question, service, job, record)
     pool = [u for _, u in units if u.label not in ruled_out]
     texts = [f"{heading[u.label]}: {u.text}" if heading[u.label] else u.text for u in pool]
-    sims = embedder.encode(texts) @ embedder.encode([question])[0]
+    # (a question in another language, read by an English embedder with the English words of its topics)
+    english = english_topics(question)
+    sims = embedder.encode(texts) @ embedder.encode([f"{question} ({', '.join(english)})" if english else question])[0]
     # A unit that applies moves up, but only so far: one that applies and is about something else
     # (a tier of the accrual table for a question about cashing out) stays behind the relevant ones.
     topical = _topical(pool, question)

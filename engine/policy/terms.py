@@ -72,6 +72,19 @@ def other_languages(question: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def english_topics(question: str) -> list[str]:
+    """The English handbook word of each topic ``question`` names only in another language's words
+    ("Krijg ik extra verlofuren vanwege mijn dienstjaren?" -> "vacation", "years of service"); [] for a question
+    that names its topics in English or names none. The embedder reads English: a Dutch question is far from
+    the English row that answers it until it carries the row's words."""
+    out = []
+    for concept, languages in named_in(question).items():
+        english = concepts()[concept].get("en")
+        if english and "en" not in languages and english[1]:
+            out.append(english[1][0])
+    return out
+
+
 def named_concepts(text: str) -> set[str]:
     """The concepts ``text`` names in any language ("Aviso prévio" and "notice" both name "notice")."""
     folded = _fold(text)
