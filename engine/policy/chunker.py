@@ -178,8 +178,8 @@ def _split_long(part: list[Line], source: str, section: str) -> list[Chunk]:
     ends = [("\n" if i == len(line.text.split()) - 1 else " ") for line in part for i, _ in enumerate(line.text.split())]
     step = MAX_WORDS - 20  # overlap keeps sentences whole across a cut
     for start in range(0, len(words), step):
-        window = range(start, min(start + MAX_WORDS, len(words)))
-        text = "".join(words[i] + ends[i] for i in window).strip()
+        span = range(start, min(start + MAX_WORDS, len(words)))
+        text = "".join(words[i] + ends[i] for i in span).strip()
         out.append(_make(part, words[start:start + MAX_WORDS], source, section, text))
         if start + MAX_WORDS >= len(words):
             break
