@@ -446,6 +446,8 @@ def test_the_row_that_applies_is_stated_by_code_only_when_it_is_the_one_nearest_
     part = Part("What notice period do I have to give?", passages=[Passage(3, "h.md", "Notice", "line 9", bare)],
                 picked=[bare[1], bare[0]], applies={"3b": service})
     assert applying_row(part) == f"For you ({service}), the policy says: Notice: 5 years or more: 3 months [3]."
+    # (asked in Dutch, the length of service is said in Dutch too)
+    assert applying_row(part, "nl").startswith("Voor u (4 volle dienstjaren en 5 maanden) zegt het beleid: ")
     part = Part("How many days off when my grandmother dies?", passages=passages, picked=[kin[1], kin[0]],
                 applies={"2b": "grandparent"})
     assert applying_row(part) == ("For a grandparent, the policy says: Bereavement leave: Sibling, grandparent or "

@@ -31,6 +31,8 @@ _GRANTS = re.compile(r"\b(may|can|is eligible|are eligible|is entitled|are entit
 
 
 
+#: The record's length of service as the profile writes it (engine.data.profile).
+_SERVICE_TEXT = re.compile(r"(\d+) full years? and (\d+) months? of service")
 #: A section's numbering in front of a heading or a row ("2.1", "3.", "B)", "IV.").
 _NUMBERING = re.compile(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]{1,4})[.)])\s+")
 #: ... in front of a row, where a bare figure is the row's own ("5 years or more: 3 months"): dotted or bracketed only.
@@ -56,6 +58,10 @@ def applying_row(part: Part, language: str = "en") -> str:
         key = "row_for_relative"
     elif re.search(r"\bservice\b", why):
         key = "row_for_you"
+        # (the record's length of service in the answer's language: "16 volle dienstjaren en 6 maanden")
+        length = _SERVICE_TEXT.fullmatch(why) if language != "en" else None
+        if length:
+            why = say("service", language, years=length.group(1), months=length.group(2))
     else:
         key = "row_for"
     # (the heading without its numbering: "2.1 PTO accrual" -> "PTO accrual"; a section number is no figure)
