@@ -24,6 +24,10 @@ _SHARE = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,2})?)\s*(?:%|percent|per cent)
 _PERIOD = {"annual": "year", "yearly": "year", "year's": "year", "years": "year", "monthly": "month",
            "month's": "month", "months": "month"}
 _PER_YEAR = {"year": 1, "month": 12, "week": 52}
+#: A rule for some people only ("after 5 years of service", "if the company's targets are met"): whether the
+#: person is one of them is the model's reading, not a share code may state.
+_CONDITION = re.compile(r"\b(?:if|unless|provided|only|after|once|eligible|who have|years? of service|probation|subject to|"
+                        r"depending on|up to|at most|maximum|minimum|at least|more than|less than)\b", re.I)
 #: "What is my holiday allowance?", "How big is my bonus?": an amount asked without the words of pay.
 _ASKS_WHAT = re.compile(r"^\s*(?:what(?:'s| is| will| would| does)?|how (?:big|large|high|much))\b", re.I)
 
@@ -50,6 +54,7 @@ class ShareOfPay(Reader):
         # (a handbook of another language read in English words; its own words still name what it is about)
         found = [(u, s) for u in view.offered() for english in [to_english(u.text)] for s in shares_of_pay(english)
                  if (words_of(u.text) | words_of(english)) & asked and not w.has("pay_addition", english)
+                 and not _CONDITION.search(english)
                  and (not w.has("pay_condition", english) or w.has("pay_condition", view.text))]
         if len({s for _, s in found}) != 1:
             return None  # none, or several (tiers by service, a part-timer's): the model reads which
