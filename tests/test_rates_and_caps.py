@@ -419,3 +419,17 @@ def test_money_for_a_quantity_asked_in_any_language_is_a_policy_applied(question
     allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
                "policy_calc"]
     assert checked_route(Route("policy", "vote", ["policy"], {}), question, allowed, None).kind == kind
+
+
+@pytest.mark.parametrize("text, amount, currency", [
+    ("Per diem: NZD 55 per day.", 55.0, "NZD"),
+    ("The meal allowance is 350 MXN per day.", 350.0, "MXN"),
+    ("Dieta wynosi 45 zł per day.", 45.0, "zł"),
+    ("You get 30 € per day.", 30.0, "€"),
+    ("A meal allowance of $55 per day.", 55.0, "$"),
+])
+def test_an_amount_per_day_in_any_currency_the_exports_use(text, amount, currency):
+    from engine.agent.rates import per_unit_amounts
+
+    (found,) = per_unit_amounts(text)
+    assert (found.amount, found.currency, found.unit) == (amount, currency, "day")

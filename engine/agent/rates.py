@@ -338,12 +338,14 @@ def applies_to(definition: RateDefinition, period: str) -> bool:
     return bool(period) and definition.base == period
 
 
+#: Currency codes an amount may be written with (ISO 4217, those of the exports people here keep).
+CURRENCY_CODES = "USD|EUR|GBP|CHF|CAD|AUD|NZD|PLN|MXN|ARS|BRL|CLP|COP|SEK|NOK|DKK|CZK|HUF|RON|INR|PHP|ZAR|SGD|JPY"
 #: An amount of money the policy pays per hour, day, week or month ("a meal allowance of $55 per day", "an extra
 #: $2.25 for each hour worked in that window", "reimbursed up to 40 EUR a day").
 _PER_UNIT = re.compile(
     r"(?P<upto>\b(?:up to|a maximum of|at most|no more than)\s+)?"
-    r"(?:(?P<cur>[$€£]|\b(?:USD|EUR|GBP|CHF|CAD|AUD)\b)\s?(?P<n>\d[\d,]*(?:\.\d+)?)"
-    r"|(?P<m>\d[\d,]*(?:\.\d+)?)\s?(?P<code>USD|EUR|GBP|CHF|CAD|AUD|dollars|euros|pounds))"
+    rf"(?:(?P<cur>R\$|[$€£]|\b(?:{CURRENCY_CODES})\b)\s?(?P<n>\d[\d,]*(?:\.\d+)?)"
+    rf"|(?P<m>\d[\d,]*(?:\.\d+)?)\s?(?P<code>(?:{CURRENCY_CODES}|dollars|euros|pounds|pesos|reais|kronor|kroner|złotych|zł|kr)\b|€))"
     r"\s+(?:(?:gross|net|extra|more)\s+)?(?:per|for each|for every|each|every|a|an)\s+(?:[a-z]+\s+){0,2}?"
     r"(?P<unit>hour|day|week|month)s?\b", re.I)
 #: Words of a sentence that caps or scales the amount some other way ("up to $200 per trip", "pro rata").

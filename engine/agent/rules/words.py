@@ -69,7 +69,10 @@ class Words:
 
     @functools.cached_property
     def _per_re(self) -> re.Pattern:
-        money = r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|CHF|CAD|AUD|dollars|euros|pounds))"
+        from engine.agent.rates import CURRENCY_CODES
+
+        money = (rf"(?:(?:R\$|[$€£]|\b(?:{CURRENCY_CODES})\b)\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?"
+                 rf"(?:(?:{CURRENCY_CODES}|dollars|euros|pounds|pesos|reais|złotych|zł|kr)\b|€))")
         return re.compile(rf"({money})\s+(?:{_alternation(self.per)})", re.I)
 
     def family(self, name: str) -> re.Pattern:
