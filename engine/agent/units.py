@@ -28,7 +28,8 @@ Unit = tuple[int, int] | None
 _PAY_NAMES = {"annual_salary", "monthly_salary", "hourly_rate", "weekly_pay", "monthly_pay", "annual_pay",
               "daily_rate", "overtime_rate", "per_day", "per_hour", "rate"}
 #: Money without doubt (pay words, currencies) ...
-_MONEY = re.compile(r"salar|\bpay\b(?!\s*period)|\bwages?\b|\b(usd|gbp|eur|php|inr|cad|aud|chf|sek|nok|dkk|nzd|pln|mxn|ars|brl|zł)\b|[$£€]"
+_MONEY = re.compile(r"salar|\bpay\b(?!\s*period)|\bwages?\b"
+                    r"|\b(usd|gbp|eur|php|inr|cad|aud|chf|sek|nok|dkk|nzd|pln|mxn|ars|brl|zł)\b|[$£€]"
                     r"|dollar|pound|euro|compensation", re.I)
 #: ... time without doubt (a unit of time, or leave that is counted in it) ...
 _TIME = re.compile(r"\b(hours?|hrs|days?|weeks?|months?|years?)\b|_(hours?|hrs|days?|weeks?|months?|years?)\b|service"
