@@ -205,8 +205,9 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     applies, ruled_out = marks(passages, question, service, job, record)
     pool = [u for _, u in units if u.label not in ruled_out]
     texts = [f"{heading[u.label]}: {u.text}" if heading[u.label] else u.text for u in pool]
-    # (a question in another language, read by an English embedder with the English words of its topics)
-    english = english_topics(question)
+    # (a question in another language than the handbook's, read by an English embedder with the English words of
+    # its topics; a French question of a French handbook shares its words already)
+    english = english_topics(question) if _other_language(question, pool) else []
     sims = embedder.encode(texts) @ embedder.encode([f"{question} ({', '.join(english)})" if english else question])[0]
     # A unit that applies moves up, but only so far: one that applies and is about something else
     # (a tier of the accrual table for a question about cashing out) stays behind the relevant ones.
@@ -216,6 +217,14 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
               + (CONCEPT_BONUS if pool[i].label in topical else 0.0) for i in range(len(pool))]
     order = sorted(range(len(pool)), key=lambda i: -score[i])
     return [pool[i] for i in order[:k]], {u.label: applies[u.label] for u in pool if u.label in applies}
+
+
+def _other_language(question: str, pool: list[Unit]) -> bool:
+    """Whether ``question`` is written in another language than the sentences of ``pool`` (by their common words)."""
+    from engine.data.vocab import vocabulary
+
+    vocab = vocabulary()
+    return vocab.question_language(question) != vocab.question_language(" ".join(u.text for u in pool[:40]))
 
 
 #: How far a unit moves up that names, in any language, a topic the question names and few other units do.
