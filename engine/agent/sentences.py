@@ -113,13 +113,11 @@ def _names_unit(question: str) -> bool:
     """Whether a question names a unit of time ("days", "Stunden", "horas"), in any language's words."""
     from engine.data.vocab import fold, vocabulary
 
-    # (a unit's word of three letters or more: "at", German for working days, and "h" are other words too;
-    # "*uren" is the end of a compound: "verlofuren" names hours)
-    entries = [w for units in vocabulary().units.values() for e in units for w in e.words if len(w.strip("*")) >= 3]
-    words = {w for w in entries if not w.startswith("*")}
-    ends = tuple(w.strip("*") for w in entries if w.startswith("*"))
-    asked = set(fold(question).split())
-    return bool(words & asked) or any(w.endswith(ends) for w in asked) if ends else bool(words & asked)
+    # (a unit's word of three letters or more: "at", German for working days, and "h" are other words too; an
+    # entry's "*" is read as the data layer reads it: "*uren" ends a compound, so "verlofuren" names hours)
+    asked = fold(question).split()
+    return any(e.score(asked) for units in vocabulary().units.values() for e in units
+               if all(len(w.strip("*")) >= 3 for w in e.words))
 
 
 def asks_several(question: str) -> bool:

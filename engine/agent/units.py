@@ -168,9 +168,13 @@ def answer_problem(question: str, unit: Unit, rate_based: bool = False) -> str:
     return ""
 
 
+#: How many of each pay figure a year holds.
+_PER_YEAR = {"annual_salary": 1, "monthly_salary": 12, "weekly_pay": 52}
+
+
 def pay_ceiling(variables: list[Variable]) -> float | None:
     """The most money a calculation about one person can come to: :data:`PAY_YEARS` years of their pay."""
-    per_year = {"annual_salary": 1, "monthly_salary": 12, "hourly_rate": 2080}
+    per_year = {**_PER_YEAR, "hourly_rate": 2080}
     for v in variables:
         if v.name in per_year and v.value > 0:
             return PAY_YEARS * v.value * per_year[v.name]
@@ -181,7 +185,6 @@ def pay_ceiling(variables: list[Variable]) -> float | None:
 #: more than anyone works; outside them, the pay was divided by some other figure ("/ 16", the 16:30 of a
 #: working day, made an hourly rate of 195 out of a monthly salary of 3,120).
 _RATE_SPANS = {"hourly_rate": (300, 4000), "per_hour": (300, 4000), "daily_rate": (40, 400), "per_day": (40, 400)}
-_PER_YEAR = {"annual_salary": 1, "monthly_salary": 12, "weekly_pay": 52}
 
 
 def rate_problem(name: str, value: float | None, variables: list[Variable]) -> str:
