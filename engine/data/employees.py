@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import DataFileError
+from engine.codepage import decode_legacy
 
 ROLE_PATTERNS = {
     # The words HR systems put before an id: "Assoc ID", "Team Member No.", "EE #". Never "Tax ID" or
@@ -146,7 +147,8 @@ def _decode(raw: bytes, path: Path) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
+        # Excel on Windows writes the system's code page: Windows-1250 in Poland, 1252 in France …
+        return decode_legacy(raw)[0]
 
 
 #: Checked before a file is parsed, so an oversized file is refused in milliseconds, not after

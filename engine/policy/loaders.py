@@ -1,7 +1,7 @@
 """Read policy documents (.txt, .md, .pdf, .docx) into lines with their locations.
 
-Text files are decoded tolerantly (UTF-8 with or without BOM, then
-Windows-1252), line ends normalised, tabs turned into spaces. PDF text comes
+Text files are decoded tolerantly (UTF-8 with or without BOM, then the
+Windows code page the text reads best in), line ends normalised, tabs turned into spaces. PDF text comes
 from pypdf page by page, DOCX paragraphs from python-docx with heading styles
 turned into Markdown headings. A file that cannot be read raises
 :class:`DataFileError` with the reason; the indexer skips it and reports why.
@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.codepage import decode_legacy
 from engine.errors import DataFileError
 
 SUPPORTED = (".txt", ".md", ".markdown", ".pdf", ".docx")
@@ -33,7 +34,7 @@ def decode_text(raw: bytes) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
+        return decode_legacy(raw)[0]
 
 
 def _clean(text: str) -> str:
