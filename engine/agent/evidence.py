@@ -88,11 +88,35 @@ _TITLE_SENTENCE = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+[A-Z][^.:;]{0,40}\.$"
 _BACK_REFERENCE = re.compile(r"^(?:that|this) (?:figure|rate|amount|number) (?:is|equals)\b", re.I)
 
 
+#: Where a line ends its sentence or its label ("Annual leave: 25 days" above "Sick leave: 10 days" stays a line).
+_LINE_END = re.compile(r"[.!?:;)\]]\s*$")
+#: A line of a hard-wrapped paragraph is at least this long where it breaks before the sentence's end.
+_WRAPPED = 50
+
+
+def _joined_lines(text: str) -> list[str]:
+    """The text's lines, with a hard-wrapped paragraph's lines (Markdown written at 100 columns, a PDF's
+    lines) joined again: a line continues the one above where that one is text that ends no sentence and
+    is long enough to have been wrapped, or where it starts with a small letter ("… one week's" / "pay: 1/52nd
+    of …" is one sentence, and split, neither half was the rule)."""
+    out: list[str] = []
+    for raw in text.split("\n"):
+        line = " ".join(raw.split())
+        before = out[-1] if out else ""
+        if line and before and not line.startswith(("|", "#")) and not _LIST_ITEM.match(line) \
+                and not before.startswith(("|", "#")) and not _LINE_END.search(before) \
+                and (line[0].islower() or len(before) >= _WRAPPED):
+            out[-1] = f"{before} {line}"
+        else:
+            out.append(line)
+    return out
+
+
 def split_units(text: str) -> list[str]:
     """The units of a passage's text: table rows with their headings, list items, sentences."""
     units: list[str] = []
     header: list[str] | None = None
-    for raw in text.split("\n"):
+    for raw in _joined_lines(text):
         line = " ".join(raw.split())
         if not line:
             continue

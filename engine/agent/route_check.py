@@ -14,7 +14,7 @@ import re
 from engine.agent import caps
 from engine.agent.router import Route
 from engine.agent.rules.words import in_any_language
-from engine.agent.sentences import people_words, self_words, team_words
+from engine.agent.sentences import asked_aggregate, people_words, self_words, team_words
 
 #: A later part that combines what the parts before it found ("what do they add up to?").
 COMBINE = re.compile(r"\b(add(s|ed)? up|sum|total|combined|together|altogether|in all|difference|differ|"
@@ -23,6 +23,8 @@ COMBINE = re.compile(r"\b(add(s|ed)? up|sum|total|combined|together|altogether|i
 _AMOUNT_FOR = in_any_language("asks.amount_for")
 #: "Which team am I in?" names the asker's own group, not their reports.
 _WHICH_TEAM = re.compile(r"\b(?:which|what)\s+team\b", re.I)
+#: What a rule allows or the handbook says: a question with these asks the policy, even about my team.
+_RULE_ASKED = in_any_language("asks.rule_asked")
 _HAVE_LEFT = in_any_language("asks.have_left")  # (in the question's language too: "cuántos … me quedan")
 
 #: What a policy does to someone's balance or pay: a question with it needs the rule, not only the record.
@@ -162,6 +164,24 @@ def _asks_kept_pay(text: str, record: list[str]) -> bool:
                for label in record)
 
 
+_OTHERS = in_any_language("asks.others")
+
+
+def not_about_others(route: Route, text: str, allowed: list[str]) -> Route:
+    """A company question (other people's data) that speaks only of the asker and asks nothing over people
+    ("How much does the company put into my KiwiSaver each payday?": no count, no average, nobody else) is
+    the best-voted kind about the asker instead; the route is unchanged where none was voted."""
+    if route.kind != "company" or not self_words().search(text) or asked_aggregate(text) \
+            or people_words().search(text) or team_words().search(text) or _OTHERS.search(text) \
+            or _EVERYONE.search(text):
+        return route
+    scores = route.scores if isinstance(route.scores, dict) else {}
+    own = [k for k in ("policy_calc", "policy_me", "policy", "my_data", "my_calc") if k in allowed and k in scores]
+    if not own:
+        return route
+    return Route(max(own, key=lambda k: scores[k]), "code", route.candidates, route.scores)
+
+
 def checked_route(route: Route, text: str, allowed: list[str], record: list[str] | None = None,
                   own: str = "") -> Route:
     """Code's word on two kinds it can tell from the question's own words, over the vote and the model:
@@ -172,6 +192,12 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     if route.kind in ("my_data", "company") and "my_team" in allowed and team_words().search(text) \
             and not _WHICH_TEAM.search(text):
         # "¿Quién de mi equipo tiene más días pendientes?": a manager's own team, whatever the vote said.
+        return Route("my_team", "code", route.candidates, route.scores)
+    if route.kind in ("policy", "policy_me", "policy_calc") and "my_team" in allowed and team_words().search(text) \
+            and not _WHICH_TEAM.search(text) and not _RULE_ASKED.search(text) \
+            and (asked_aggregate(text) or people_words().search(text) or _HAVE_LEFT.search(text)):
+        # "Ile łącznie dni urlopu zostało moim ludziom?", "the total leave balance across my team": a sum or a
+        # which-of over my team's figures is their data; "Can my team …?", "What does the policy say …" stay.
         return Route("my_team", "code", route.candidates, route.scores)
     # (``own``: the part's own words, where ``text`` has the part before it too: "…, and how much is that per
     # month?" read with "What is my annual salary?" asks no pay at the period the record keeps)

@@ -74,7 +74,7 @@ from engine.agent.sentences import approve_words, part_split, say, self_words
 from engine.agent.plan import several_parts
 from engine.agent.provenance import working
 from engine.agent.rates import applies_to, rate_definition
-from engine.agent.route_check import COMBINE, checked_route
+from engine.agent.route_check import COMBINE, checked_route, not_about_others
 from engine.agent.route_groups import group_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
@@ -585,6 +585,8 @@ class _Turn(Calculating, LookingUp):
             self.messages, self.partial = saved
             route = Route(a.router.parse(chosen, vote.candidates), "model", vote.candidates, vote.scores)
         route = checked_route(route, text, allowed, [f.label for f in a.profile.facts], own=part.text)
+        if not named:
+            route = not_about_others(route, part.text, allowed)
         data = a.tools.of(EmployeeDataTool)
         if data is not None:
             route, why = group_route(route, text, allowed, data.table)

@@ -37,8 +37,11 @@ def part_split() -> re.Pattern | None:
 
 
 def _phrases(phrases) -> re.Pattern:
-    """Whole words or phrases of a language file's list, longest first; "stem*" is the start of a word."""
+    """Whole words or phrases of a language file's list, longest first; "stem*" is the start of a word, and
+    "…" up to two words ("my … guys": "my warehouse guys", "my night shift guys")."""
     def one(phrase: str) -> str:
+        if "…" in phrase:
+            return r"\s+(?:[\w'’-]+\s+){0,2}".join(one(piece.strip()) for piece in phrase.split("…"))
         return re.escape(phrase[:-1]) + r"\w*" if phrase.endswith("*") else re.escape(phrase)
 
     alternatives = "|".join(one(p) for p in sorted(set(phrases), key=len, reverse=True))

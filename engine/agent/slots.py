@@ -186,9 +186,10 @@ def mentioned(value: str, text: str) -> bool:
     return bool(meaning) and meaning.casefold() != value.casefold() and mentioned(meaning, text)
 
 
-def names_value(value: str, text: str) -> bool:
+def names_value(value: str, text: str, proper: bool = True) -> bool:
     """Does ``text`` name the column value ``value`` outright: each word of it as a word of the text, or
-    one that shares its first five letters ("Engineering" in "engineers"; not "Qualidade" in "Qual")?"""
+    one that shares its first five letters ("Engineering" in "engineers"; not "Qualidade" in "Qual")? A
+    ``proper`` value (a department's or a site's name, not a kind of contract or pay) must have its capitals."""
     words = [w for w in _tokens(value) if len(w) > 1]
     asked = set(_tokens(text))
     if not words:
@@ -198,7 +199,7 @@ def names_value(value: str, text: str) -> bool:
     # Each word with the capital the data gives it ("the Comercial department"): "How many people report to me?"
     # names no team called "People".
     capitals = {w[:5] for w in re.findall(r"[^\W\d_]+", text) if w[0].isupper()}
-    if any(w[0].isupper() and w[:5] not in capitals for w in re.findall(r"[^\W\d_]{2,}", value)):
+    if proper and any(w[0].isupper() and w[:5] not in capitals for w in re.findall(r"[^\W\d_]{2,}", value)):
         return False
     return all(w in asked or (len(w) >= 5 and any(len(a) >= 5 and a[:5] == w[:5] for a in asked)) for w in words)
 
@@ -349,15 +350,19 @@ class SlotGrammar:
         # The one value of the data the question itself names ("the average base salary in the Comercial
         # department") must be a condition: a model once wrote "Filter: none" and averaged the whole company.
         # (not a manager column: "What is Margaret Okafor's salary?" names a person, not her reports)
-        kinds = {c for c in textcols if {"status", "employment_type"} & set(self.table.columns[c].roles)}
+        kinds = {c for c in textcols if {"status", "employment_type", "pay_basis"} & set(self.table.columns[c].roles)}
         named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
-                 for v in self.values[c] if self.question and (names_value(v, self.question)
+                 for v in self.values[c] if self.question and (names_value(v, self.question, c not in kinds)
                                                                or names_meaning(v, self.question, c in kinds))]
         if not named and self.question:
             # "Who is still in their introductory period?", the data's status "Active - Introductory": the one
             # value of a status column with a word the question names that no other value of it has
             named = [(c, v) for c in textcols if c in self.values and {"status", "employment_type"} & set(
                 self.table.columns[c].roles) for v in self.values[c] if names_own_word(v, self.values[c], self.question)]
+        # "the Hastings Packhouse" names the site, not also the team "Packhouse" inside it: a value whose words
+        # are all part of a longer value the question names gives way to it.
+        named = [(c, v) for c, v in named
+                 if not any(set(_tokens(v)) < set(_tokens(v2)) for _, v2 in named)]
         self.named = named  # (values the question names by their meaning: a filter on one is asked for)
         must_name = len(named) == 1 and not must_compare and not self.grouping \
             and not any(c == named[0][0] and v == named[0][1] for c, _, v in self.carried)
