@@ -97,3 +97,17 @@ def test_a_day_counted_from_the_start_is_worked_out_for_the_rule_about_what_is_a
     assert day_from_start(units, dt.date(2026, 10, 13), {"pension"}) == ("", None, "")  # no rule about it
     assert day_from_start(units, None, {"pto"}) == ("", None, "")
 
+
+
+def test_a_trial_counted_from_and_including_the_first_day_ends_a_day_earlier_as_its_example_shows():
+    import datetime as _dt
+
+    from engine.agent.evidence import Unit
+    from engine.agent.probation_end import asks_probation_end, probation_end
+
+    units = [Unit("1a", "New permanent employees start with a trial period of 90 calendar days, counted from and "
+                        "including your first day of work.", 1),
+             Unit("1b", "For example, someone starting on 1 March finishes their trial at the end of 29 May.", 1)]
+    assert asks_probation_end("When does my 90 day trial finish?")
+    answer, unit, working = probation_end(units, _dt.date(2027, 4, 6))
+    assert "2027-07-04" in answer and unit.label == "1a" and "- 1 day" in working

@@ -433,3 +433,21 @@ def test_an_amount_per_day_in_any_currency_the_exports_use(text, amount, currenc
 
     (found,) = per_unit_amounts(text)
     assert (found.amount, found.currency, found.unit) == (amount, currency, "day")
+
+
+def test_an_hourly_rate_made_from_a_weekly_wage_over_the_person_s_own_weekly_hours():
+    from engine.agent.rates import rate_definitions
+
+    text = "Your ordinary hourly rate is your weekly wage divided by your contracted weekly hours."
+    (made,) = rate_definitions(text, 40)
+    assert (made.per, made.base, made.apply(1040)) == ("hour", "week", 26.0)
+    assert rate_definitions(text) == []  # (without the person's hours, no rate)
+
+
+@pytest.mark.parametrize("cell,period", [("Weekly wage", "week"), ("Annual salary", "year"), ("Mensual", "month"),
+                                         ("Monatsgehalt", "month"), ("Hourly", "hour"), ("Salaried", "year"),
+                                         ("Fortnightly wage", "")])
+def test_a_pay_basis_cell_says_its_period_in_words(cell, period):
+    from engine.data.schema import basis_period
+
+    assert basis_period(cell) == period

@@ -37,10 +37,11 @@ _EXTENSION = re.compile(r"\b(?:extend\w*|extension|prolong\w*|lengthen\w*|by up 
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | \
           {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
 _DATE = r"(\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}(?:st|nd|rd|th)?)(?:,?\s+(\d{4}))?"
-#: The handbook's own example: "someone who joined on 3 March completes probation on 3 September".
-_EXAMPLE = re.compile(rf"\b(?:joined|hired|started|start(?:ed)? work)\s+on\s+{_DATE}\b[^.]{{0,80}}?"
-                      rf"\b(?:ends?|ended|completes?|finish(?:es)?|is over|are over|runs? until|lasts? until)"
-                      rf"(?:\s+\w+){{0,2}}?\s+(?:on\s+)?{_DATE}", re.I)
+#: The handbook's own example: "someone who joined on 3 March completes probation on 3 September", "someone starting on
+#: 1 March finishes their trial at the end of 29 May".
+_EXAMPLE = re.compile(rf"\b(?:joined|joining|hired|started|starting|starts|start(?:ed|ing)? work)\s+on\s+{_DATE}\b"
+                      rf"[^.]{{0,80}}?\b(?:ends?|ended|completes?|finish(?:es)?|is over|are over|runs? until|lasts? until)"
+                      rf"(?:\s+\w+){{0,2}}?\s+(?:(?:on|at the end of|by the end of)\s+)?{_DATE}", re.I)
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,16 @@ _BY_WEEKLY_HOURS = re.compile(
     r"weekly|(?:contractual|contracted|scheduled|standard|std|ordinary|normal)(?: weekly)?) hours\b", re.I)
 
 
+#: "Your ordinary hourly rate is your weekly wage divided by your contracted weekly hours": a week's pay over the
+#: person's own weekly hours, with no figure of its own.
+_WEEK_OVER_HOURS = re.compile(
+    r"\b(?:the |your |their )?((?:base |basic |regular |normal |standard |ordinary )?(hourly) (?:rate|pay|wage))"
+    r"(?: \([^)]{1,40}\))?(?:\s*=\s*|,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as) )"
+    r"(?:the |your |their |an? )?(?:employee'?s'? )?weekly(?: (?:base|basic|gross|fixed))* (?:salary|pay|wage|earnings)"
+    r"\s*(?:÷|/|divided by)\s*(?:the |your |their )?(?:(?:contractual|contracted|scheduled|agreed|regular|standard|"
+    r"ordinary|normal) )?(?:weekly )?hours(?: (?:per|a) week)?\b", re.I)
+
+
 #: "Hourly rate = monthly salary × 3 ÷ 13 ÷ contractual weekly hours": a rate's name, "=", then a formula in symbols.
 _FORMULA = re.compile(
     r"(?<![\w-])(" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage|figure))(?: \([^)]{1,40}\))?"
@@ -232,6 +242,12 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
                                         _PERIOD_WORD[m.group(1).lower()], [("/", _figure(m.group(2))),
                                                                            ("/", float(weekly_hours))],
                                         over_hours=float(weekly_hours)))
+            continue
+        m = _WEEK_OVER_HOURS.search(sentence)
+        if m:
+            if weekly_hours:
+                found.append(RateDefinition(" ".join(m.group(1).lower().split()), "hour", "week",
+                                            [("/", float(weekly_hours))], over_hours=float(weekly_hours)))
             continue
         m = _BY_WEEKLY_HOURS.search(sentence)
         if m:  # (without the person's hours, nothing: the rule's first figure alone is no hourly rate)

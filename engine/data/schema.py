@@ -128,6 +128,12 @@ def basis_period(value: Any, header_period: str = "") -> str:
         for period, pattern in _PERIOD_VALUE.items():
             if pattern.match(value):
                 return period
+        from engine.data.vocab import vocabulary
+
+        # "Weekly wage", "Annual salary", "Mensual", "Monatsgehalt": the period the cell's words name
+        named = vocabulary().period(value)
+        if named in ("hour", "week", "month", "year"):
+            return named
     hourly = hourly_value(value)
     if hourly:
         return "hour"

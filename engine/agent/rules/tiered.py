@@ -53,6 +53,16 @@ def tiers(text: str) -> tuple[float, float, float] | None:
     return (first, a, b) if first > 0 and 1 <= a <= 5 and 1 <= b <= 5 and a != b else None
 
 
+def _days_of(unit, before) -> frozenset[str]:
+    """The kinds of day a tiered sentence pays: its own, and those the sentence before it in the same passage
+    makes overtime ("… any hours worked on a Saturday, are overtime. Overtime is paid at 1.5 times …")."""
+    own = day_kinds(unit.text)
+    if before is not None and before.passage == unit.passage and re.search(r"\bovertime\b", before.text, re.I) \
+            and re.match(r"\s*overtime\b", unit.text, re.I):
+        return own | day_kinds(before.text)
+    return own
+
+
 class TieredOvertime(Reader):
     name = "tiered"
     order = 29  # (before the plain multiple: a sentence with two multiples is not one)
@@ -66,9 +76,10 @@ class TieredOvertime(Reader):
         overtime = view.words.has("asks.overtime", view.text)
         # (every sentence of the passages: a rule in tiers is specific enough, and a small embedder ranked
         # "6 hours over my normal week" nearer the Sunday premium)
-        found = [(u, t) for u in view.everything() if (t := tiers(u.text)) is not None
+        every = view.everything()
+        found = [(u, t) for i, u in enumerate(every) if (t := tiers(u.text)) is not None
                  and (overtime or words_of(u.text) & asked)
-                 and caps.same_kind(view.text, u.text) and not (days and not day_kinds(u.text) & days)]
+                 and caps.same_kind(view.text, u.text) and not (days and not _days_of(u, every[i - 1] if i else None) & days)]
         if len({t for _, t in found}) != 1:
             return None
         rates = [(v, term) for v, term, per in view.rates() if per == "hour"]
