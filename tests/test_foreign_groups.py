@@ -108,3 +108,24 @@ def test_a_hard_wrapped_paragraph_is_read_as_its_sentences():
     assert units[1] == "At ten years' service you'll receive two weeks' pay."
     assert "Annual leave: 25 days" in units and "Sick leave: 10 days" in units
     assert units[-1] == "- second item"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Acabo de cumplir un año más. ¿Cuántos días de vacaciones me corresponden?", "policy_me"),
+    ("How many days of leave am I entitled to?", "policy_me"),
+    ("How many days of leave are employees entitled to?", "policy"),
+])
+def test_what_the_rules_give_me_is_the_policy_applied_to_me(text, expected):
+    assert checked_route(Route("policy", "model", [], {}), text, ALLOWED, ["Hire Date"]).kind == expected
+
+
+def test_a_table_by_whole_years_of_service_picks_the_row_of_the_person_s_completed_years():
+    from engine.agent.applies import Figure, judge
+
+    service = Figure(6.1, "years", "6 full years of service")
+    rows = {"Años de servicio cumplidos: 5 años; Días de vacaciones: 20 días": "not",
+            "Años de servicio cumplidos: De 6 a 10 años; Días de vacaciones: 22 días": "applies",
+            "Años de servicio cumplidos: De 11 a 15 años; Días de vacaciones: 24 días": "not",
+            "Years of service: 6 years; Vacation days: 22 days": "applies"}
+    for row, verdict in rows.items():
+        assert judge(row, "", [], service)[0] == verdict, row

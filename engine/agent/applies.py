@@ -55,6 +55,9 @@ _RANGES = [
     (re.compile(rf"\b{_NUM}\+\s*{_UNIT}", re.I), "at_least"),
     (re.compile(rf"\b{_NUM} or more\s+(?:\w+\s+)?{_UNIT}", re.I), "at_least"),
     (re.compile(r"\bin the first year\b", re.I), "first_year"),
+    # a table row keyed by whole years ("Years of service: 5 years; Vacation days: 20 days", beside "6 to 10 years"):
+    # that many completed years
+    (re.compile(rf"^[^:;]{{1,60}}:\s*{_NUM}\s+(years?)\s*(?=;)", re.I), "whole"),
     (re.compile(rf"\b(?:until|before|during|in)(?: the)?(?: first)? {_NUM}[ -]{_UNIT}", re.I), "below"),
 ]
 #: How long before something a thing must be done ("at least 3 months before the intended leave date").
@@ -149,6 +152,8 @@ def _holds(kind: str, low: float, high: float | None, value: float) -> bool:
         return low <= value <= (high if high is not None else low)
     if kind == "from_below":
         return low <= value < (high if high is not None else low)
+    if kind == "whole":
+        return low <= value < low + 1
     return {"below": value < low, "at_most": value <= low, "above": value > low, "at_least": value >= low}.get(kind, False)
 
 

@@ -236,6 +236,10 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     if route.kind in ("policy", "policy_me") and _AMOUNT_FOR.search(text) and "policy_calc" in allowed:
         # "What meal allowance would I get for a 4-day trip?": a rate of the policy times the question's figure.
         return Route("policy_calc", "code", route.candidates, route.scores)
+    if route.kind == "policy" and "policy_me" in allowed and record and _ENTITLED.search(own) and self_words().search(own):
+        # "¿Cuántos días de vacaciones me corresponden?": what the rules give me, by my service or my contract, is
+        # the policy applied to me (a table by years of service picked its row from my record only there)
+        return Route("policy_me", "code", route.candidates, route.scores)
     if route.kind == "my_data" and _ENTITLED.search(text) and not _HAVE_LEFT.search(text) \
             and "policy_me" in allowed and record is not None and not any(_is_entitlement(label) for label in record):
         # "How many hours of ROL am I entitled to each year?": what the rules give me, where the record keeps only
