@@ -129,3 +129,41 @@ def test_a_table_by_whole_years_of_service_picks_the_row_of_the_person_s_complet
             "Years of service: 6 years; Vacation days: 22 days": "applies"}
     for row, verdict in rows.items():
         assert judge(row, "", [], service)[0] == verdict, row
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("I joined a few weeks ago. How long is my trial period (periodo de prueba)?", "policy_me"),
+    ("If I handed in my resignation today, how long would my notice period be?", "policy_me"),
+    ("¿Cuánto dura mi periodo de prueba?", "policy_me"),
+    ("Wie lange ist meine Kündigungsfrist?", "policy_me"),
+    ("Jak długi jest mój okres wypowiedzenia?", "policy_me"),
+    ("How long is the probation period?", "policy"),
+])
+def test_how_long_something_of_mine_lasts_is_the_policy_applied_to_me(text, expected):
+    assert checked_route(Route("policy", "model", [], {}), text, ALLOWED, ["Hire Date"]).kind == expected
+
+
+def test_a_job_title_names_its_row_in_another_form_of_the_word():
+    from engine.agent.applies import names_job
+
+    row = "Tipo de puesto: Diseño de producto, ingeniería y sistemas; Periodo de prueba: 90 días"
+    assert names_job(row, "Diseñadora de Producto")
+    assert not names_job(row, "Operador de Almacén")
+
+
+def test_of_two_tables_that_apply_the_row_about_what_the_question_names_is_stated():
+    from engine.agent.decided import applying_row
+    from engine.agent.evidence import Passage, Unit
+    from engine.agent.routed import Part
+
+    job = Unit("2c", "Tipo de puesto: Diseño de producto, ingeniería y sistemas; Periodo de prueba: 90 días", 2)
+    notice = Unit("2g", "Antigüedad: Menos de 1 año; Aviso anticipado de renuncia: 1 semana", 2)
+    passage = Passage(2, "reglamento.docx", "Capítulo IV. Periodo de prueba y terminación", "")
+    passage.units = [job, notice]
+    part = Part("I joined a few weeks ago. How long is my trial period (periodo de prueba)?", passages=[passage],
+                picked=[job, notice], applies={"2c": "your job title: Diseñadora de Producto",
+                                               "2g": "0 full years and 0 months of service"})
+    assert "Periodo de prueba: 90 días [2]" in applying_row(part)
+    part.text = "How much notice do I have to give (aviso de renuncia)?"
+    part.picked = [notice, job]
+    assert "1 semana [2]" in applying_row(part)

@@ -241,8 +241,9 @@ def names_job(row: str, title: str) -> bool:
     # (each comma-separated item of the row on its own: the words of one job, not two)
     for item in re.split(r"[,;|/]", row):
         words = _title_words(item)
-        if all(any(w.startswith(r) or r.startswith(w) for r in words if min(len(r), len(w)) >= 4
-                   and w[:4] == r[:4]) for w in wanted):
+        # (a form of the word: "Diseñadora" of "Diseño", five letters alike, or one the start of the other)
+        if all(any(w.startswith(r) or r.startswith(w) or w[:5] == r[:5] for r in words
+                   if min(len(r), len(w)) >= 4 and w[:4] == r[:4]) for w in wanted):
             return True
     return False
 

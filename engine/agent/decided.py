@@ -47,6 +47,15 @@ def applying_row(part: Part, language: str = "en") -> str:
     from engine.agent.applies import is_row, question_relative, two_way_row
 
     rows = [u for u in part.picked if u.label in part.applies and is_row(u.text)]
+    if len(rows) > 1:
+        # (rows of two tables that each apply, by job and by service: the one about what the question names, as
+        # "How long is my trial period (periodo de prueba)?" names the trial table's "Periodo de prueba", not the
+        # resignation table's)
+        from engine.agent.slots import distinctive_words
+
+        asked = {w[:5] for w in distinctive_words(part.text) if len(w) >= 4}
+        about = [u for u in rows if asked & {w[:5] for w in distinctive_words(u.text) if len(w) >= 4}]
+        rows = about if len(about) == 1 else rows
     if len(rows) != 1 or not part.picked or part.picked[0] is not rows[0]:
         return ""
     if two_way_row(rows[0].text):

@@ -46,6 +46,7 @@ _ENTITLEMENT = re.compile(r"\b(per|a|each|every) (year|month|week)\b|\bannually\
 
 #: What the rules give a person in a year, asked for, in any language ("am I entitled to", "stehen mir zu").
 _ENTITLED = in_any_language("asks.entitlement")
+_MY_LENGTH = in_any_language("asks.my_length")
 
 
 def _is_entitlement(label: str) -> bool:
@@ -236,7 +237,8 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     if route.kind in ("policy", "policy_me") and _AMOUNT_FOR.search(text) and "policy_calc" in allowed:
         # "What meal allowance would I get for a 4-day trip?": a rate of the policy times the question's figure.
         return Route("policy_calc", "code", route.candidates, route.scores)
-    if route.kind == "policy" and "policy_me" in allowed and record and _ENTITLED.search(own) and self_words().search(own):
+    if route.kind == "policy" and "policy_me" in allowed and record and (_ENTITLED.search(own) and self_words().search(own)
+                                                                          or _MY_LENGTH.search(own)):
         # "¿Cuántos días de vacaciones me corresponden?": what the rules give me, by my service or my contract, is
         # the policy applied to me (a table by years of service picked its row from my record only there)
         return Route("policy_me", "code", route.candidates, route.scores)
