@@ -451,3 +451,17 @@ def test_a_pay_basis_cell_says_its_period_in_words(cell, period):
     from engine.data.schema import basis_period
 
     assert basis_period(cell) == period
+
+
+def test_how_often_pay_is_paid_does_not_change_what_an_annual_salary_is_per(tmp_path):
+    from engine.data.employees import load_employees
+    from engine.data.profile import build_profile
+    from engine.tools.employee_data import EmployeeDataTool
+
+    path = tmp_path / "staff.csv"
+    path.write_text("Employee No,Full Name,Reports To,Annual Salary,Pay Frequency,Hourly Rate\n"
+                    'E001,"MacLeod, Iain",,65000,Monthly,\nE002,"Fraser, Morag",Iain MacLeod,31000,Monthly,\n'
+                    'E003,"Campbell, Ewan",Morag Fraser,,Weekly,12.5\n', encoding="utf-8")
+    tool = EmployeeDataTool(load_employees(path))
+    notes = {f.label: f.note for f in build_profile(tool, "Morag Fraser", today="2027-06-15").facts}
+    assert notes["Annual Salary"] == "per year"

@@ -167,7 +167,9 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
             per = {"hour": "per hour", "week": "per week", "month": "per month", "year": "per year"}.get(
                 period, "per period not stated in the data")
             note = " ".join(p for p in (money, per) if p)
-            if pay_basis_col and (hourly is not None or basis_period(basis)):
+            # (the basis cell named only where it decided: "Annual Salary" is per year whatever "Pay Frequency" says)
+            if pay_basis_col and (hourly is not None or basis_period(basis)) \
+                    and period != schema.pay_periods.get(col.name, ""):
                 note += f", because {pay_basis_col} is {_text(df.at[row, pay_basis_col])}"
         elif unit:
             note = unit

@@ -125,15 +125,15 @@ def basis_period(value: Any, header_period: str = "") -> str:
     ("Hourly", "Monthly", "Annual"), else for a salaried row the pay column's header period or a year,
     else the header period ("" where nothing says)."""
     if isinstance(value, str):
-        for period, pattern in _PERIOD_VALUE.items():
-            if pattern.match(value):
-                return period
         from engine.data.vocab import vocabulary
 
         # "Weekly wage", "Annual salary", "Mensual", "Monatsgehalt": the period the cell's words name
-        named = vocabulary().period(value)
+        named = next((period for period, pattern in _PERIOD_VALUE.items() if pattern.match(value)), "") \
+            or vocabulary().period(value)
         if named in ("hour", "week", "month", "year"):
-            return named
+            # (an "Annual Salary" column beside "Pay Frequency: Monthly": how often it is paid, not what the
+            # figure is per; the header's own period stands, unless the cell says the row is paid by the hour)
+            return header_period if header_period and named != "hour" else named
     hourly = hourly_value(value)
     if hourly:
         return "hour"
