@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 _PERIOD_WORD = {"annual": "year", "yearly": "year", "year's": "year", "monthly": "month", "month's": "month",
-                "weekly": "week", "week's": "week", "hourly": "hour"}
+                "weekly": "week", "week's": "week", "hourly": "hour", "daily": "day", "day's": "day"}
 _PER_WORD = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "day": "day", "hour": "hour"}
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 #: Words between a period and its pay ("the annual gross salary", "the monthly base fixed pay").
@@ -30,7 +30,7 @@ _TERM_IS = re.compile(
     r"(?: used)?(?: (?:for|of) [a-z -]{1,30}?)?,? (?:which |that )?"
     r"(?:is|equals|shall be|will be|is calculated as|is worked out as) "
     r"(?:the |your |their |an? )?(?:employee'?s'? |associate'?s'? |person'?s'? |staff member'?s'? )?"
-    r"(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
+    r"(annual|yearly|monthly|weekly|daily)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:,? (?:and )?(?:then )?(?:multiplied by|times|divided by) " + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
 #: "Each day is paid at 1/260 of your annual salary", "one day's pay is 1/21.75 of the monthly salary".
 _FRACTION_OF = re.compile(
@@ -48,7 +48,7 @@ _FRACTION_EACH = re.compile(
 #: "Hourly rate = annual salary / 2,080", "daily rate = monthly salary x 12 / 260".
 _TERM_EQUALS = re.compile(
     r"(?<![\w-])(" + _TERM_WORDS + r"(hourly|daily|weekly|monthly) (?:rate|pay|wage))\s*=\s*"
-    r"(?:the |your )?(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
+    r"(?:the |your )?(annual|yearly|monthly|weekly|daily)" + _PAY_WORDS + r" (?:salary|base rate|pay rate|rate|pay|wage)"
     r"((?:\s*[/÷x×*]\s*" + _NUMBER + r"(?: [a-z]+)?)+)", re.I)
 #: "The hourly rate for overtime is 1/143 of the monthly gross salary": a rate named, then a fraction of pay.
 _TERM_FRACTION = re.compile(
@@ -58,7 +58,7 @@ _TERM_FRACTION = re.compile(
 #: "To find your hourly rate, divide your annual salary by 2,080", "divide the annual salary by 260 to get the
 #: daily rate": the term from the same sentence, else from the divisor's unit ("by 2,080 hours").
 _DIVIDE = re.compile(
-    r"\bdivid(?:e|ing|ed) (?:the |your |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)" + _PAY_WORDS + r" "
+    r"\bdivid(?:e|ing|ed) (?:the |your |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly|daily)" + _PAY_WORDS + r" "
     r"(?:salary|base rate|pay rate|rate|pay|wage) by " + _NUMBER + r"(?![\d.,]*\d)(?: (hours|working days|work days|days|weeks))?"
     r"(?!,? (?:and )?(?:then )?(?:by|divided by|multiplied by|times)\b)", re.I)
 #: The rate a division is for, said as its purpose ("to find your hourly rate", "to get the daily rate").
@@ -344,7 +344,7 @@ def _definition(text: str) -> RateDefinition | None:
 
 def pay_period_of(note: str) -> str:
     """The period of the person's pay figure from its note in the record ("USD per month, because …")."""
-    m = re.search(r"\bper (hour|week|month|year)\b", note)
+    m = re.search(r"\bper (hour|day|week|month|year)\b", note)
     return m.group(1) if m else ""
 
 

@@ -25,7 +25,7 @@ from engine.agent.rules.words import in_any_language
 
 Unit = tuple[int, int] | None
 
-_PAY_NAMES = {"annual_salary", "monthly_salary", "hourly_rate", "weekly_pay", "monthly_pay", "annual_pay",
+_PAY_NAMES = {"annual_salary", "monthly_salary", "hourly_rate", "weekly_pay", "daily_wage", "monthly_pay", "annual_pay",
               "daily_rate", "overtime_rate", "per_day", "per_hour", "rate"}
 #: Money without doubt (pay words, currencies) ...
 _MONEY = re.compile(r"salar|\bpay\b(?!\s*period)|\bwages?\b"

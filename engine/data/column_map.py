@@ -36,7 +36,7 @@ from typing import Any
 from engine.errors import DataFileError
 
 _UNITS = ("hours", "days", "weeks", "hours a week")
-_PERIODS = ("hour", "week", "month", "year")
+_PERIODS = ("hour", "day", "week", "month", "year")
 _TABLES = ("format", "units", "money", "hr")
 
 

@@ -164,7 +164,7 @@ def build_profile(data_tool, user: str, today: str, *, account: str = "", view_a
             basis = df.at[row, pay_basis_col] if pay_basis_col and viewer.can_read(pay_basis_col, [row]) else None
             period = basis_period(basis, schema.pay_periods.get(col.name, ""))
             money = unit or ""
-            per = {"hour": "per hour", "week": "per week", "month": "per month", "year": "per year"}.get(
+            per = {"hour": "per hour", "day": "per day", "week": "per week", "month": "per month", "year": "per year"}.get(
                 period, "per period not stated in the data")
             note = " ".join(p for p in (money, per) if p)
             # (the basis cell named only where it decided: "Annual Salary" is per year whatever "Pay Frequency" says)

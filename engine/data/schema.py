@@ -115,6 +115,7 @@ def hourly_value(value: Any) -> bool | None:
 
 
 _PERIOD_VALUE = {"hour": re.compile(r"^\s*(hourly|hour|hrly|h)\s*$", re.I),
+                 "day": re.compile(r"^\s*(daily|day|per[ _-]?day)\s*$", re.I),
                  "week": re.compile(r"^\s*(weekly|week)\s*$", re.I),
                  "month": re.compile(r"^\s*(monthly|month|per[ _-]?month)\s*$", re.I),
                  "year": re.compile(r"^\s*(annual|annually|yearly|year|per[ _-]?(year|annum))\s*$", re.I)}
@@ -130,7 +131,7 @@ def basis_period(value: Any, header_period: str = "") -> str:
         # "Weekly wage", "Annual salary", "Mensual", "Monatsgehalt": the period the cell's words name
         named = next((period for period, pattern in _PERIOD_VALUE.items() if pattern.match(value)), "") \
             or vocabulary().period(value)
-        if named in ("hour", "week", "month", "year"):
+        if named in ("hour", "day", "week", "month", "year"):
             # (an "Annual Salary" column beside "Pay Frequency: Monthly": how often it is paid, not what the
             # figure is per; the header's own period stands, unless the cell says the row is paid by the hour)
             return header_period if header_period and named != "hour" else named
@@ -206,7 +207,8 @@ class Schema:
             if self.pay_basis:
                 what = f"an amount per hour, month or year, as '{self.pay_basis}' says per row"
             else:
-                what = {"hour": "an hourly rate", "month": "a monthly amount", "year": "an annual amount"}.get(
+                what = {"hour": "an hourly rate", "day": "a daily amount", "week": "a weekly amount",
+                        "month": "a monthly amount", "year": "an annual amount"}.get(
                     period, "an amount per unknown period")
             unit = self.units.get(col, "")
             out.append(f"pay: '{col}' is {what}" + (f" in {unit}" if unit else ""))

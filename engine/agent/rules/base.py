@@ -19,7 +19,8 @@ from engine.agent.rates import RateDefinition, applies_to, for_pay, rate_definit
 from engine.agent.rules.words import Words, english_figures, words
 
 #: The names a person's pay figure is declared under, by its period.
-PAY_NAMES = {"hour": "hourly_rate", "year": "annual_salary", "month": "monthly_salary", "week": "weekly_pay"}
+PAY_NAMES = {"hour": "hourly_rate", "year": "annual_salary", "month": "monthly_salary", "week": "weekly_pay",
+             "day": "daily_wage"}
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class View:
     units: tuple[Unit, ...] = ()  # the sentences offered, most relevant first
     passage_units: tuple[Unit, ...] = ()  # every sentence of the part's passages
     pay: Variable | None = None  # the person's pay figure, named by its period (PAY_NAMES)
-    pay_period: str = ""  # "hour", "week", "month", "year" or ""
+    pay_period: str = ""  # "hour", "day", "week", "month", "year" or ""
     balances: tuple[Variable, ...] = ()  # the record's leave balances; note "<label>, <unit>"
     job_words: frozenset[str] = frozenset()  # words of the person's job title ("manager" where they have reports)
     exempt: bool | None = None  # the record says exempt from overtime pay (True), paid for it (False), or nothing

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import re
 
-from engine.agent.calc_slot import Variable
+from engine.agent.calc_slot import PLAIN_NUMBER, Variable
 from engine.agent.rules.base import Reader, Settled, View, count_text, plain, words_of
 from engine.agent.rules.multiple import GENERIC_PAY_WORDS, asks_pay
 from engine.agent.rules.words import to_english
 
-#: "1 week's pay", "two weeks' wages", "a month's basic salary", "20 days of salary".
-_PERIODS = re.compile(r"(?<![\w.])(\d{1,2}(?:\.5)?|an?|one|two|three|four|six|half a)\s+(week|month)(?:'s|s'|’s|s’|s)?\s+"
+#: "1 week's pay", "two weeks' wages", "a month's basic salary", "20 days' pay".
+_PERIODS = re.compile(r"(?<![\w.])(\d{1,2}(?:\.5)?|an?|one|two|three|four|six|half a)\s+(day|week|month)(?:'s|s'|’s|s’|s)?\s+"
                       r"(?:of\s+(?:your\s+|the\s+)?)?(?:(?:gross|basic|base|ordinary|normal|full|regular|usual)\s+){0,2}"
                       r"(?:pay|salary|wages?|earnings)\b", re.I)
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "half a": 0.5}
 _PER_YEAR = {"year": 1, "month": 12, "week": 52}
+#: The periods a person's pay may be kept at (a day's pay is made from another period only by the handbook's rule).
+_KEPT = (*_PER_YEAR, "day")
 #: A rule for some people only, or a sum that grows with service or is capped: the model's reading.
 _CONDITION = re.compile(r"\b(?:if|unless|provided|only|eligible|who have|probation|subject to|depending on|up to|at most|"
                         r"maximum|minimum|at least|more than|less than|for each|for every|per year|per complete|"
@@ -56,7 +58,7 @@ class PeriodPay(Reader):
 
     def read(self, view: View) -> Settled | None:
         if not (asks_pay(view) or view.words.has("asks.how_much", view.text) or _ASKS_WHAT.search(view.text)) \
-                or view.prorated or view.pay is None or view.pay_period not in _PER_YEAR:
+                or view.prorated or view.pay is None or view.pay_period not in _KEPT:
             return None
         if view.figures(("hours", "days", "weeks", "months")):  # ("for 3 weeks"): a quantity asked, another reader's
             return None
@@ -80,9 +82,11 @@ class PeriodPay(Reader):
             base_var, factor = pay, 1.0
         elif made:
             base_var, factor = made[0][0], 1.0  # (the handbook's own week's pay: "1/52nd of annual salary")
+        elif period not in _PER_YEAR or view.pay_period not in _PER_YEAR:
+            return None  # (a day's pay from a month's, or a week's from a day's: by a rule the handbook did not give)
         else:
             base_var, factor = pay, _PER_YEAR[view.pay_period] / _PER_YEAR[period]
-        n = Variable("periods", count, f"{period}s of pay, from the policy")
+        n = Variable("periods", count, f"{PLAIN_NUMBER}: how many {period}s, from the policy")
         code = f"answer = {base_var.name} * {plain(factor)} * {n.name}\n" if factor != 1 else \
             f"answer = {base_var.name} * {n.name}\n"
         base = plain(round(base_var.value * factor, 2))
