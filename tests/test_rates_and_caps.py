@@ -465,3 +465,18 @@ def test_how_often_pay_is_paid_does_not_change_what_an_annual_salary_is_per(tmp_
     tool = EmployeeDataTool(load_employees(path))
     notes = {f.label: f.note for f in build_profile(tool, "Morag Fraser", today="2027-06-15").facts}
     assert notes["Annual Salary"] == "per year"
+
+
+def test_a_surcharge_table_cell_is_the_rate_plus_it_and_a_day_said_not_to_be_is_none():
+    from engine.agent.rates import day_kinds, rate_definitions, rate_multiples
+
+    (night,) = rate_multiples("When: at night and on Sundays; Surcharge on the hourly rate: 100%")
+    assert night.factor == 2.0
+    (day,) = rate_multiples("Kiedy przypada praca nadliczbowa: w zwykły dzień roboczy, w porze dziennej; "
+                            "Dodatek do stawki godzinowej: 50%")
+    assert day.factor == 1.5 and day.days == frozenset({"work"})
+    assert day_kinds("6 godzin w zwykły dzień roboczy (w dzień, nie w nocy)") == frozenset({"work"})
+    assert day_kinds("not on a Sunday but on Saturday") == frozenset({"saturday", "rest"})
+    assert "night" in day_kinds("I worked 4 hours at night")
+    (made,) = rate_definitions("Stawkę godzinową ustala się, dzieląc miesięczne wynagrodzenie zasadnicze brutto przez 168.")
+    assert (made.per, made.base, made.apply(5880)) == ("hour", "month", 35.0)

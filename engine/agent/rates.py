@@ -71,7 +71,8 @@ _TERM_FOUND = re.compile(r"\b(" + _TERM_WORDS + r"(?<![\w-])(hourly|daily|weekly
                          r" by divid", re.I)
 _DIVISOR_UNIT = {"hours": "hour", "working days": "day", "work days": "day", "days": "day", "weeks": "week"}
 _OP = re.compile(r"(multiplied by|times|divided by) " + _NUMBER, re.I)
-_OP_ANY = re.compile(r"\b(?:multiplied by|divided by)\b|\s[/÷×]\s|\b1\s?/\s?\d[\d.,]* of\b", re.I)
+_OP_ANY = re.compile(r"\b(?:multiplied by|divided by|divid(?:e|ing)\b[^.;]{1,80}?\bby)\b|\s[/÷×]\s"
+                     r"|\b1\s?/\s?\d[\d.,]* of\b", re.I)
 
 
 #: "The monthly gross salary is the annual salary divided by 14", "paid in 13 equal monthly instalments": a month's
@@ -458,7 +459,16 @@ def day_kinds(text: str) -> frozenset[str]:
     from engine.agent.rules.words import to_english
 
     text = to_english(text)  # (a handbook's or a question's own language: "Zaterdag", "dimanche")
+    text = _NOT_DAY.sub(" ", text)  # ("w dzień, nie w nocy": by day, not at night)
     return frozenset(kind for kind, pattern in _DAY_KINDS if pattern.search(text))
+
+
+#: A kind of day said not to be the one ("not at night", "nie w nocy", "nicht am Sonntag", "pas la nuit").
+_NOT_DAY = re.compile(r"\b(?:not|nie|nicht|pas|no|non|niet|não)\s+"
+                      r"(?:(?:at|on|in|during|w|we|am|an|in der|la|le|de|di|op|em|a|the)\s+){0,2}"
+                      r"(?:night|nights|nocy|noc|nachts?|nacht|nuit|notte|noche|nacht|noite|sundays?|saturdays?|weekends?|"
+                      r"niedziel\w*|sobot\w*|sonntags?|samstags?|dimanche|samedi|domenica|sabato|domingos?|s[áa]bados?|zondag|zaterdag)\b",
+                      re.I)
 
 
 #: A percentage said as a surcharge on hours ("Overtime hours are paid with a 25% premium", "majorées de 25 %",
@@ -468,7 +478,7 @@ _SURCHARGE = re.compile(
     r"|\b(?:premium|surcharge|supplement|uplift) of (?P<pct2>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)"
     r"|\bincreased by (?P<pct3>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)"
     # (a table's cell: "When: Saturday; Surcharge: 50 %")
-    r"|\b(?:premium|surcharge|supplement|uplift): (?P<pct4>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)", re.I)
+    r"|\b(?:premium|surcharge|supplement|uplift)(?: [^:;%\d]{1,40})?: (?P<pct4>\d+(?:\.\d+)?)\s*(?:%|percent|per cent)", re.I)
 #: ... said of hours worked (not a raise of salary) ...
 _HOURS_WORDS = re.compile(r"\b(?:hours?|overtime|shifts?|night|nights|sundays?|saturdays?|holidays?|weekends?)\b", re.I)
 #: ... with no amount of money or differential beside it ("a premium of $2 an hour", "a 10% night differential").
@@ -507,7 +517,11 @@ def rate_multiples(text: str) -> list[RateMultiple]:
     text = to_english(text)
     if _IDIOM.search(text) and not _ADDED.search(text):
         text = f"{text} (of the hourly rate)"  # ("paid at time and a half": of the person's own rate, unsaid)
-    return _paid_at(text) or _surcharges(text)
+    # (a table's cell "Surcharge on the hourly rate: 100%" is the rate plus it, not 100% of it)
+    surcharges = _surcharges(text)
+    if surcharges and _SURCHARGE.search(text):
+        return surcharges
+    return _paid_at(text) or surcharges
 
 
 def _paid_at(text: str) -> list[RateMultiple]:
