@@ -36,7 +36,7 @@ _RANGES = [
                 rf"under|below|fewer than),?\s+{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I), "from_below"),
     # "5 years, less than 10": the unit said once, at the low end
     (re.compile(rf"\b{_NUM}\s+{_UNIT},?\s+(?:but\s+)?(?:not including|less than|under|below|fewer than)\s+{_NUM}\b"
-                rf"(?!\s*(?:%|percent|[a-z]))", re.I), "from_below"),
+                rf"(?:\s+(?:full\s+|complete\s+)?{_UNIT}\b|(?!\s*(?:%|percent|[a-z])))", re.I), "from_below"),
     (re.compile(rf"\bbetween {_NUM} and {_NUM}\s+(?:\w+\s+)?{_UNIT}", re.I), "between"),
     (re.compile(rf"\b{_NUM}\s*(?:to|-|–|and up to|up to)\s*{_NUM}\s+(?:full\s+|calendar\s+|working\s+)?{_UNIT}", re.I),
      "between"),
@@ -57,7 +57,7 @@ _RANGES = [
     (re.compile(r"\bin the first year\b", re.I), "first_year"),
     # a table row keyed by whole years ("Years of service: 5 years; Vacation days: 20 days", beside "6 to 10 years"):
     # that many completed years
-    (re.compile(rf"^[^:;]{{1,60}}:\s*{_NUM}\s+(years?)\s*(?=;)", re.I), "whole"),
+    (re.compile(rf"^[^:;]{{1,60}}:\s*{_NUM}\s+(years?)\s*(?=;|$)", re.I), "whole"),
     (re.compile(rf"\b(?:until|before|during|in)(?: the)?(?: first)? {_NUM}[ -]{_UNIT}", re.I), "below"),
 ]
 #: How long before something a thing must be done ("at least 3 months before the intended leave date").
@@ -132,7 +132,7 @@ def _ranges(text: str) -> list[tuple[str, float, float | None, str]]:
     taken: list[tuple[int, int]] = []
     for pattern, kind in _RANGES:
         for m in pattern.finditer(text):
-            if any(a <= m.start() < b for a, b in taken):
+            if any(a < m.end() and m.start() < b for a, b in taken):  # (no two ranges of the same words)
                 continue
             taken.append(m.span())
             groups = [g for g in m.groups() if g]
@@ -162,24 +162,43 @@ def judge(unit_text: str, heading: str, figures: list[Figure], service: Figure |
     ("not", why) when the row has such ranges and none holds, ("", "") when code cannot tell."""
     # (a handbook in another language: "korter dan 5 jaar", "10 ans ou plus" in the English words read here)
     unit_text, heading = to_english(unit_text), to_english(heading)
-    ranges = _ranges(unit_text)
-    if not ranges:
+    if not _ranges(unit_text):
         return "", ""
     # ("submitted at least 3 months before the leave": a lead time, whatever the heading says of service)
     about_service = bool(_SERVICE.search(unit_text) or _SERVICE.search(heading)) and not _LEAD_TIME.search(unit_text)
     verdict = ""
-    for kind, low, high, unit in ranges:
-        candidates = [f for f in figures if f.unit == unit]
-        if not candidates and service is not None and unit in ("years", "months", "weeks", "days") and about_service:
-            per_year = {"years": 1, "months": 12, "weeks": 52.18, "days": 365.25}[unit]
-            value = service.value * per_year
-            why = service.why  # (in the record's words: "128 months of service" is a figure no source gives)
-            candidates = [Figure(value, unit, why)]
-        for f in candidates:
-            if _holds(kind, low, high, f.value):
-                return "applies", f.why
+    for segment in _SEGMENT.split(unit_text):
+        ranges = _ranges(segment)
+        # (a lower and an upper bound in one cell or clause are one band: "more than 5 years and up to 10 years",
+        # "oltre 5 anni e fino a 10 anni" hold only where both do)
+        both = {kind in _LOWER for kind, *_ in ranges} == {True, False} and \
+            not any(kind in ("between", "after_upto", "from_below", "whole", "first_year") for kind, *_ in ranges)
+        held: list[str] = []
+        tried = 0
+        for kind, low, high, unit in ranges:
+            candidates = [f for f in figures if f.unit == unit]
+            if not candidates and service is not None and unit in ("years", "months", "weeks", "days") and about_service:
+                per_year = {"years": 1, "months": 12, "weeks": 52.18, "days": 365.25}[unit]
+                candidates = [Figure(service.value * per_year, unit, service.why)]
+                # (in the record's words: "128 months of service" is a figure no source gives)
+            fits = [f.why for f in candidates if _holds(kind, low, high, f.value)]
+            tried += bool(candidates)
+            if fits:
+                held.append(fits[0])
+            elif candidates and both:
+                held = []
+                break
+        if held:
+            return "applies", held[0]
+        if tried:
             verdict = "not"
     return (verdict, "") if verdict else ("", "")
+
+
+#: A table row's cells and a text's clauses: each states its own band.
+_SEGMENT = re.compile(r";\s*|\.\s+")
+#: The kinds of range that are a lower bound.
+_LOWER = ("above", "at_least")
 
 
 def relative_applies(unit_text: str, relative: str) -> bool:
@@ -335,6 +354,20 @@ def _record_row(rows: list, record: dict[str, tuple[str, str]]) -> tuple | None:
     label, value = record[role]
     fits = [u for u in rows if _key_fits(_cells(u.text)[0][1], value)]
     return (fits[0], f"your {label}: {value}") if len(fits) == 1 else None
+
+
+def person_cell(text: str, record: dict[str, tuple[str, str]] | None) -> tuple[str, str] | None:
+    """In a table row with a column per kind of person ("Operai: 20 giorni; Impiegati: 2 mesi; Quadri: 4 mesi"),
+    the one cell whose header names the person's own value of a record column ("Qualifica: Impiegato"): (the
+    row's key cell, that cell), each as "header: value"; None where no single cell does."""
+    cells = _cells(text)
+    if len(cells) < 3 or not record:
+        return None
+    fits = {(h, v) for h, v in cells[1:] for _, value in record.values() if _key_fits(h, value)}
+    if len(fits) != 1:
+        return None
+    (header, value), = fits
+    return f"{cells[0][0]}: {cells[0][1]}", f"{header}: {value}"
 
 
 def mark_units(units, heading_of, question: str, service: Figure | None, job: str = "",

@@ -39,12 +39,13 @@ _NUMBERING = re.compile(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})*[.)]?|(?:[A-Z]|[IVX]
 _ROW_NUMBER = re.compile(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2})+\.?|[0-9]{1,2}[.)]|(?:[A-Z]|[IVX]{1,4})[.)])\s+")
 
 
-def applying_row(part: Part, language: str = "en") -> str:
+def applying_row(part: Part, language: str = "en", record: dict[str, tuple[str, str]] | None = None) -> str:
     """The sentence stating the one row of a list that code found to apply, where it is also the unit
     nearest the question ("For you (4 full years and 5 months of service), the policy says: 2 to 5
     years of service: 2 months [1]."), else "". A small model given the marked row still wrote the
-    row's range as the answer ("a notice period of 2 to 5 years of service")."""
-    from engine.agent.applies import is_row, question_relative, two_way_row
+    row's range as the answer ("a notice period of 2 to 5 years of service"). Of a row with a column per kind
+    of person, only the cell the person's record names (``record``: role -> (label, value)) is stated."""
+    from engine.agent.applies import is_row, person_cell, question_relative, two_way_row
 
     rows = [u for u in part.picked if u.label in part.applies and is_row(u.text)]
     if len(rows) > 1:
@@ -54,7 +55,10 @@ def applying_row(part: Part, language: str = "en") -> str:
         from engine.agent.slots import distinctive_words
 
         asked = {w[:5] for w in distinctive_words(part.text) if len(w) >= 4}
-        about = [u for u in rows if asked & {w[:5] for w in distinctive_words(u.text) if len(w) >= 4}]
+        shared = {u.label: len(asked & {w[:5] for w in distinctive_words(u.text) if len(w) >= 4}) for u in rows}
+        most = max(shared.values())
+        # (the row sharing most: "giorni di ferie" is the holiday table's, not the notice table's "20 giorni")
+        about = [u for u in rows if most and shared[u.label] == most]
         rows = about if len(about) == 1 else rows
     if len(rows) != 1 or not part.picked or part.picked[0] is not rows[0]:
         return ""
@@ -77,6 +81,9 @@ def applying_row(part: Part, language: str = "en") -> str:
     heading = _NUMBERING.sub("", heading_of(part.passages, unit))
     # (the row without its own numbering either: "3.1 Parental leave: …")
     text = _ROW_NUMBER.sub("", re.sub(r"^\s*[-*•–]\s*", "", unit.text)).strip().rstrip(".;")
+    mine = person_cell(text, record)
+    if mine:  # ("Anzianità: oltre 10 anni; Impiegati: 2 mesi" for an Impiegato, not the Operai's and Quadri's)
+        text = "; ".join(mine)
     if " – " in heading:  # a window over several items ("2.1 Earning leave – 2.3 Asking for leave") names none
         heading = ""
     shown = f"{heading}: {text}" if heading and heading.lower() not in text.lower() else text

@@ -126,14 +126,17 @@ def _figure(text: str) -> float:
 
 #: "The hourly rate (Stundenlohn) is the monthly salary divided by 4.33 times the contractual weekly hours",
 #: "Hourly rate = monthly base salary × 12 ÷ (52 × contractual weekly hours)": a definition over the person's own
-#: weekly hours (an optional multiplier, then a divisor times the hours).
+#: weekly hours (an optional multiplier, then a divisor times the hours, or a divisor and then the hours: "your annual
+#: salary divided by 52 and then divided by your contracted weekly hours").
 _BY_WEEKLY_HOURS = re.compile(
     r"\b(?:the )?((?:base |basic |regular |normal |standard )?(hourly) (?:rate|pay|wage|figure))(?: \([^)]{1,40}\))?"
     r"(?:\s*=\s*|,? (?:which |that )?(?:is|equals|shall be|will be|is calculated as) )"
     r"(?:the |your |their |an? )?(?:employee'?s'? )?"
     r"(annual|yearly|monthly|weekly)(?: (?:base|basic|gross|fixed))* (?:salary|base rate|pay rate|rate|pay|wage)"
     r"(?:\s*(?:×|x|\*|multiplied by|times)\s*" + _NUMBER + r")?,?\s*(?:and )?(?:÷|/|divided by)\s*\(?\s*" + _NUMBER
-    + r"\s*(?:times|multiplied by|x|×|\*) (?:the |your |their )?(?:(?:contractual |scheduled |agreed |regular )?"
+    # ("× the weekly hours", or a second division: "divided by 52 and then divided by your contracted weekly hours")
+    + r"(?:\s*(?:times|multiplied by|x|×|\*)|,?\s*(?:and\s+)?(?:then\s+)?(?:÷|/|divided by)) (?:the |your |their )?"
+    r"(?:(?:contractual |scheduled |agreed |regular )?"
     r"weekly|(?:contractual|contracted|scheduled|standard|std|ordinary|normal)(?: weekly)?) hours\b", re.I)
 
 
@@ -225,6 +228,8 @@ def rate_definitions(text: str, weekly_hours: float | None = None) -> list[RateD
             sentence = f"The {named.group(1)} {sentence[m.end():]}"
         # (a handbook in another language: its rule in the English words read here, by its language file)
         sentence = english if _OP_ANY.search(english := to_english(sentence)) else sentence
+        # ("Hourly rate: is found by dividing …", a term and its definition after a colon: "The hourly rate is …")
+        sentence = _COLON_TERM.sub(lambda m: f"The {m.group(1)} is ", sentence)
         if "=" in sentence and _FORMULA.search(sentence):
             # (a formula read whole or not at all: _TERM_EQUALS below would stop at its first word)
             if (d := _formula(sentence, weekly_hours)) is not None:
@@ -282,6 +287,9 @@ def rate_definition(text: str) -> RateDefinition | None:
     return found[0] if found else None
 
 
+#: A rate's name and its definition after a colon ("Hourly rate: is found by dividing the monthly salary by 173").
+_COLON_TERM = re.compile(r"^\W*((?:base |basic |regular |normal |standard |ordinary |gross )?(?:hourly|daily|weekly) "
+                         r"(?:rate|pay|wage))\W*:\s*(?:is\s+)?(?=(?:found|obtained|calculated|worked out)\b)", re.I)
 #: "Take your annual salary and divide it by your contracted hours per week multiplied by 52": an hourly rate over
 #: the person's own weekly hours.
 _DIVIDE_BY_HOURS = re.compile(

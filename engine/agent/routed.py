@@ -1090,7 +1090,8 @@ class _Turn(Calculating, LookingUp):
                                             self.language)
                 yield AnswerToken(stated)
                 return stated, sources
-        row = "" if opening or part.kind not in ("policy", "policy_me") else applying_row(part, self.language)
+        row = "" if opening or part.kind not in ("policy", "policy_me") else \
+            applying_row(part, self.language, self._record_keys())
         if opening:
             self.trace.checks.append(f"part {part.number}: the rule that applies says {opening.lower()}")
             ask = ask.replace("Now answer", f"The sentence marked {mark} decides it: {opening}. Now answer")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from engine.agent import caps
+from engine.agent.applies import question_figures
 from engine.agent.calc_slot import PLAIN_NUMBER, Variable, shown_value
 from engine.agent.rates import day_kinds, most_specific, multiple_for, rate_multiples
 from engine.agent.rules.words import to_english
@@ -30,7 +31,9 @@ def hours_asked(view: View):
     """The one number of hours a question about pay states ("What would 6 hours of overtime pay?"), or None."""
     if not asks_pay(view) or view.prorated:
         return None
-    figures = view.figures()
+    # ("6 hours of overtime on top of my normal 40-hour week": the week's hours are the person's schedule)
+    text = view.words.family("asks.schedule_hours").sub(" ", view.text)
+    figures = [f for f in question_figures(text) if f.unit in ("hours", "days", "weeks", "months")]
     return figures[0] if len(figures) == 1 and figures[0].unit == "hours" else None
 
 

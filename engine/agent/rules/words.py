@@ -214,7 +214,8 @@ def _glossaries() -> tuple[tuple[re.Pattern, dict[str, str]], ...]:
     for code in languages():
         table = {k if k.startswith("re:") else _fold(k): v for k, v in _table(code).get("to_english", {}).items()}
         if code != "en" and table:
-            out.append((re.compile(_alternation(_table(code)["to_english"]), re.I), table))
+            out.append((re.compile(_alternation(k for k in _table(code)["to_english"] if not k.startswith("then:")), re.I),
+                        table))
     return tuple(out)
 
 
@@ -242,11 +243,17 @@ def to_english(text: str) -> str:
         return text
     pattern, table = found
     # ("re:…" entries first: a pattern with groups, and what it becomes with them, "nach dem vollendeten (\d+)\.
-    # Dienstjahr" = "after \1 years of service"; the phrases then read what is left)
+    # Dienstjahr" = "after \1 years of service"; the phrases then read what is left, and "then:…" entries what they
+    # leave)
     for key, template in table.items():
         if key.startswith("re:"):
             text = re.sub(key[3:], template, text, flags=re.I)
-    return _english_notation(pattern.sub(lambda m: table.get(_fold(m.group(0)), m.group(0)), text))
+    text = pattern.sub(lambda m: table.get(_fold(m.group(0)), m.group(0)), text)
+    # ("then:…" entries last: what the phrases leave behind, "el monthly salary" -> "the monthly salary")
+    for key, template in table.items():
+        if key.startswith("then:"):
+            text = re.sub(key[5:], template, text, flags=re.I)
+    return _english_notation(text)
 
 
 def english_figures(text: str) -> str:

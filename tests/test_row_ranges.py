@@ -1,0 +1,48 @@
+"""Bands of service a table row states, in each language the handbooks come in: the row applies to the years
+inside the band and to no others (a lower and an upper bound in one cell are one band)."""
+
+import pytest
+
+from engine.agent.applies import Figure, judge
+
+#: (row, years of service it applies to, years it does not)
+ROWS = [
+    ("Anzianità di servizio: oltre 5 anni e fino a 10 anni; Operai: 15 giorni", (7,), (11.3, 4)),
+    ("Anzianità di servizio: oltre 10 anni; Operai: 20 giorni", (11.3,), (4, 7)),
+    ("Anzianità di servizio: fino a 5 anni; Operai: 10 giorni", (4,), (7, 11.3)),
+    ("Anzianità di servizio in azienda: 18 anni e oltre; Giorni di ferie all'anno: 25 giorni", (18.7,), (11,)),
+    ("Anzianità di servizio in azienda: da 10 anni a meno di 18 anni; Giorni di ferie all'anno: 23 giorni", (11,), (18.7, 4)),
+    ("Anzianità di servizio in azienda: meno di 10 anni; Giorni di ferie all'anno: 22 giorni", (4,), (11,)),
+    ("Antigüedad: más de 5 años y hasta 10 años; Preaviso: 30 días", (7,), (11, 4)),
+    ("Antigüedad: de 5 a 10 años; Preaviso: 30 días", (7,), (11, 4)),
+    ("Antigüedad: 10 años o más; Preaviso: 45 días", (11,), (4,)),
+    ("Tempo de casa: acima de 5 anos até 10 anos; Dias: 20", (7,), (11, 4)),
+    ("Tempo de casa: mais de 10 anos; Dias: 25", (11,), (4,)),
+    ("Tempo de casa: de 2 a menos de 5 anos; Dias: 15", (3,), (5.5, 1)),
+    ("Ancienneté: plus de 5 ans et jusqu'à 10 ans; Préavis: 2 mois", (7,), (11, 4)),
+    ("Ancienneté: de 2 à moins de 5 ans; Préavis: 1 mois", (3,), (5.5, 1)),
+    ("Ancienneté: 10 ans et plus; Préavis: 3 mois", (11,), (4,)),
+    ("Betriebszugehörigkeit: mehr als 5 Jahre bis 10 Jahre; Kündigungsfrist: 2 Monate", (7,), (11, 4)),
+    ("Betriebszugehörigkeit: ab 10 Jahren; Kündigungsfrist: 4 Monate", (11,), (4,)),
+    ("Betriebszugehörigkeit: weniger als 2 Jahre; Kündigungsfrist: 4 Wochen", (1,), (3,)),
+    ("Diensttijd: meer dan 5 jaar tot 10 jaar; Opzegtermijn: 2 maanden", (7,), (11, 4)),
+    ("Diensttijd: 10 jaar of meer; Opzegtermijn: 3 maanden", (11,), (4,)),
+    ("Diensttijd: vanaf 5 jaar; Opzegtermijn: 2 maanden", (7,), (4,)),
+    ("Staż pracy: powyżej 5 lat do 10 lat; Wypowiedzenie: 1 miesiąc", (7,), (11, 4)),
+    ("Continuous service: more than 5 years and up to 10 years; Notice: 6 weeks", (7,), (11, 4)),
+    ("Continuous service: 2 years but less than 12 years; Notice: one week per year", (7,), (12.5, 1)),
+]
+
+
+@pytest.mark.parametrize("row,inside,outside", ROWS)
+def test_a_row_applies_inside_its_band_of_service_only(row, inside, outside):
+    for years in inside:
+        assert judge(row, "", [], Figure(years, "years", f"{years} years"))[0] == "applies", (row, years)
+    for years in outside:
+        assert judge(row, "", [], Figure(years, "years", f"{years} years"))[0] == "not", (row, years)
+
+
+def test_running_text_with_two_bands_still_marks_the_one_that_holds():
+    text = "Employees with less than 5 years of service get 20 days. Those with 5 years or more get 25 days."
+    assert judge(text, "", [], Figure(7, "years", "7 years"))[0] == "applies"
+    assert judge(text, "", [], Figure(3, "years", "3 years"))[0] == "applies"
