@@ -466,14 +466,20 @@ def day_kinds(text: str) -> frozenset[str]:
     """The kinds of day ``text`` names: "rest" (Sundays, weekends, rest days), "holiday", "night", "work"."""
     from engine.agent.rules.words import to_english
 
-    text = to_english(text)  # (a handbook's or a question's own language: "Zaterdag", "dimanche")
-    text = _NOT_DAY.sub(" ", text)  # ("w dzień, nie w nocy": by day, not at night)
-    return frozenset(kind for kind, pattern in _DAY_KINDS if pattern.search(text))
+    def kinds(english: str) -> frozenset[str]:
+        english = _NOT_DAY.sub(" ", english)  # ("w dzień, nie w nocy": by day, not at night)
+        return frozenset(kind for kind, pattern in _DAY_KINDS if pattern.search(english))
+
+    # (a handbook's or a question's own language: "Zaterdag", "dimanche"; a short question names its day in one
+    # word of its language: "no domingo")
+    return kinds(to_english(text)) or kinds(to_english(text, least=1))
 
 
 #: A kind of day said not to be the one ("not at night", "nie w nocy", "nicht am Sonntag", "pas la nuit").
-_NOT_DAY = re.compile(r"\b(?:not|nie|nicht|pas|no|non|niet|não)\s+"
-                      r"(?:(?:at|on|in|during|w|we|am|an|in der|la|le|de|di|op|em|a|the)\s+){0,2}"
+#: (Spanish "no" only before a preposition or article: Portuguese "no domingo" is "on Sunday")
+_NOT_DAY = re.compile(r"(?:\b(?:not|nie|nicht|pas|non|niet|não)\s+"
+                      r"(?:(?:at|on|in|during|w|we|am|an|in der|la|le|de|di|op|em|a|the|en|el|los|las)\s+){0,2}"
+                      r"|\bno\s+(?:(?:en|el|la|los|las|de|a|por|durante)\s+){1,2})"
                       r"(?:night|nights|nocy|noc|nachts?|nacht|nuit|notte|noche|nacht|noite|sundays?|saturdays?|weekends?|"
                       r"niedziel\w*|sobot\w*|sonntags?|samstags?|dimanche|samedi|domenica|sabato|domingos?|s[áa]bados?|zondag|zaterdag)\b",
                       re.I)

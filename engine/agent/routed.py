@@ -79,6 +79,7 @@ from engine.agent.route_groups import group_route
 from engine.agent.router import KINDS, Route, Router
 from engine.agent.rules.catalog import readers as rule_readers
 from engine.agent.rules.words import in_any_language
+from engine.agent.sides import side_of
 from engine.agent.slots import SLOT_TOKENS, SlotGrammar, SlotQuery
 from engine.agent.stage_calc import _PAY_WORDS, Calculating
 from engine.agent.stage_data import DATA_KINDS, LookingUp
@@ -661,8 +662,10 @@ class _Turn(Calculating, LookingUp):
         if profile.part_time and share and any(map(_PRO_RATA.search, rules)):
             return "pro rata"
         # (a rule about holiday that grows with service says nothing of weeks of sick pay beside it)
+        # (nor does the employer's notice by service say what I must give when I resign)
+        asked_side = side_of(part.text)
         if profile.service_years is not None and any(_BY_SERVICE.search(r) and caps.same_kind(part.text, r)
-                                                     for r in rules):
+                                                     and side_of(r) in ("", asked_side) for r in rules):
             return "service"
         return ""
 

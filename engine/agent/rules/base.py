@@ -92,7 +92,7 @@ class View:
         where the sentences make the rate another way for part-time staff ("for part-time colleagues the divisor
         is their own weekly hours multiplied by 44"), only a rate made over their own weekly hours: which other
         way applies is the model's reading."""
-        every = [(u, d) for u in self.everything() for d in rate_definitions(u.text, self.weekly_hours)]
+        every = [(u, d) for u in self.everything() for d in rate_definitions(self._divided(u.text), self.weekly_hours)]
         # (a month's pay made from a year's is a step of the chain, not itself a rate: see rates.for_pay)
         months = [d for _, d in every if d.per == "month" and d.base == "year"]
         pairs = [(u, d) for u, d in every if d not in months and (applies_to(d, self.pay_period)
@@ -107,6 +107,27 @@ class View:
             pairs = [p for p, part in zip(pairs, part_time) if not part]
         found = for_pay([*months, *(d for _, d in pairs)], self.pay_period)
         return list({d.name: d for d in reversed(found)}.values())
+
+    def _divided(self, text: str) -> str:
+        """``text`` with the divisor of the person's schedule written in, where it divides by "the divisor of your
+        working week" and a table of the passages gives one per weekly hours ("Jornada semanal: 44 horas; Divisor
+        mensal: 220"): "… dividindo o salário mensal pelo divisor da sua jornada" -> "… pelo divisor 220"."""
+        m = _DIVISOR.search(text)
+        if m is None or self.weekly_hours is None or re.search(r"\d", text[m.end():]):
+            return text
+        from engine.agent.applies import _cells
+
+        found = set()
+        for u in self.passage_units:
+            cells = _cells(u.text)
+            hours = [float(n.replace(",", ".")) for _, v in cells[:1] for n in re.findall(r"\d+(?:[.,]\d+)?", v)]
+            if hours[:1] == [float(self.weekly_hours)]:
+                found |= {v.strip() for h, v in cells[1:] if _DIVISOR.search(h) and re.fullmatch(r"\d+(?:[.,]\d+)?", v.strip())}
+        if len(found) != 1:
+            return text
+        end = re.search(r"[.:;](?:\s|$)|$", text[m.end():])
+        rest = text[m.end() + end.end():] if end else ""
+        return f"{text[:m.end()]} {found.pop()}. {rest}".strip()
 
     def defining(self, names: list[str]) -> list[Unit]:
         """The sentences that define the rates named ``names`` (those :meth:`rates` made)."""
@@ -179,6 +200,8 @@ def plain(value: float) -> str:
     return plain_number(value)
 
 
+#: "the divisor of your schedule" named without a figure ("pelo divisor da sua jornada", "per il divisore orario").
+_DIVISOR = re.compile(r"\b(?:divisor|divisore|diviseur|deler|teiler|dzielnik)\b", re.I)
 _SPLIT = re.compile(r"(?<=[.;])\s+")
 #: A document's emphasis marks (Markdown's ** and __ around words).
 _EMPHASIS = re.compile(r"\*\*|__")

@@ -219,13 +219,13 @@ def _glossaries() -> tuple[tuple[re.Pattern, dict[str, str]], ...]:
     return tuple(out)
 
 
-def _foreign(text: str) -> tuple[re.Pattern, dict[str, str]] | None:
+def _foreign(text: str, least: int = 2) -> tuple[re.Pattern, dict[str, str]] | None:
     """The glossary of the language ``text`` is written in, where it is one with ``[to_english]`` phrases
-    (two of them at least: one shared word says little about the language of a sentence)."""
+    (``least`` of them: one shared word says little about the language of a sentence)."""
     # (the language with most phrases in it: Spanish and Portuguese share "dividido por" and "horas")
     hits = [(len(pattern.findall(text)), i) for i, (pattern, _) in enumerate(_glossaries())]
     best = max(hits, default=(0, -1))
-    return _glossaries()[best[1]] if best[0] >= 2 else None
+    return _glossaries()[best[1]] if best[0] >= least else None
 
 
 def _english_notation(text: str) -> str:
@@ -233,12 +233,13 @@ def _english_notation(text: str) -> str:
     return re.sub(r"(?<=\d),(?=\d{1,2}\b)", ".", text)
 
 
-def to_english(text: str) -> str:
+def to_english(text: str, least: int = 2) -> str:
     """A handbook sentence of another language in the English words the rule readers know ("Le taux horaire
     de base est égal au salaire brut mensuel divisé par 151,67 heures." -> "the base hourly rate is the monthly
     gross salary divided by 151.67 hours."), by its language file's ``[to_english]`` phrases, with its figures
-    in English notation (1.760 -> 1760, 151,67 -> 151.67); ``text`` itself where no language's phrases occur."""
-    found = _foreign(text)
+    in English notation (1.760 -> 1760, 151,67 -> 151.67); ``text`` itself where fewer than ``least`` of a
+    language's phrases occur (a short question may name one: "no domingo")."""
+    found = _foreign(text, least)
     if found is None:
         return text
     pattern, table = found
