@@ -76,8 +76,8 @@ def packhouse(tmp_path):
     return load_employees(path)
 
 
-def _named(table, question):
-    grammar = SlotGrammar(table, make_viewer(table, "Aroha Ngata"), question=question, grouping=False)
+def _named(table, question, viewer="Aroha Ngata"):
+    grammar = SlotGrammar(table, make_viewer(table, viewer), question=question, grouping=False)
     grammar.grammar()
     return grammar.named
 
@@ -167,3 +167,19 @@ def test_of_two_tables_that_apply_the_row_about_what_the_question_names_is_state
     part.text = "How much notice do I have to give (aviso de renuncia)?"
     part.picked = [notice, job]
     assert "1 semana [2]" in applying_row(part)
+
+
+@pytest.fixture
+def units(tmp_path):
+    path = tmp_path / "colaboradores.csv"
+    rows = ["Matrícula;Nome completo;Área;Unidade;Gestor"]
+    rows += [f"{i};Pessoa {i};Produção;São José dos Pinhais - Fábrica;1" for i in range(2, 8)]
+    rows += ["1;Helena Prado;Diretoria;Curitiba - Matriz;", "8;Ana Lima;Comercial;São Paulo - Escritório Comercial;1"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return load_employees(path)
+
+
+def test_a_value_is_named_by_its_head_before_a_dash(units):
+    assert _named(units, "How many employees are at the São José dos Pinhais factory unit?", "Helena Prado") == \
+        [("Unidade", "São José dos Pinhais - Fábrica")]
+    assert _named(units, "How many employees are there in total?", "Helena Prado") == []

@@ -171,6 +171,10 @@ UK_RECORD = ["Staff No", "Job Title", "Team", "Line Manager", "Contract", "Start
     ("policy_calc", "How much TOIL have I got banked at the moment?", UK_RECORD, "my_data"),
     ("company", "Which site am I based at?", UK_RECORD, "my_data"),
     ("policy", "What is my job title?", UK_RECORD, "my_data"),
+    ("policy", "Estou de férias, mas queria saber: qual é o meu saldo no banco de horas?",
+     ["Nome completo", "Unidade", "Banco de horas (horas)", "Saldo de férias (dias)"], "my_data"),
+    ("small_talk", "Which Cairnmore site am I based at?", UK_RECORD, "my_data"),
+    ("policy", "Quick one: what is the dress code at my site?", UK_RECORD, "policy"),
     # Something else asked about the field, or the field not kept, or a rule acting on it: left as voted.
     ("policy", "What is the dress code at my site?", UK_RECORD, "policy"),
     ("policy", "Which department handles my payroll?", UK_RECORD, "policy"),
@@ -194,6 +198,7 @@ def test_a_question_for_one_field_of_the_record_by_its_name_is_the_records(voted
 
 @pytest.mark.parametrize("question, asked", [
     ("How many vacation days do the people who report to me have left in total?", "total"),
+    ("How many days of ferie do the people who report to me have left, all added together?", "total"),
     ("Wie viel Resturlaub hat mein Team zusammen noch?", "total"),
     ("Quantas horas de banco de horas tem a minha equipa ao todo?", "total"),
     ("How many people work in Sales in total?", "count"),

@@ -125,6 +125,9 @@ def asks_record_field(text: str, record: list[str]) -> str:
     from engine.data.columns import header_candidates
     from engine.data.vocab import vocabulary
 
+    if ":" in text.rstrip(": ") and (asked := text.rsplit(":", 1)[1].strip()) and re.search(r"\w", asked):
+        # ("Estou de férias, mas queria saber: qual é o meu saldo no banco de horas?": what is asked follows the colon)
+        text = asked
     if re.search(r"\d", text) or not self_words().search(text) or _POLICY_ACTION.search(text) \
             or _ENTITLED.search(text) or COMBINE.search(text):
         return ""
@@ -138,10 +141,12 @@ def asks_record_field(text: str, record: list[str]) -> str:
     stems = named[role].words
     units = {w.strip("*") for entries in vocabulary().units.values() for e in entries for w in e.words}
     filler = _record_filler(vocabulary().question_language(text))
-    for token in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text):
+    for i, token in enumerate(re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text)):
         word = _fold_word(token)
         if not word or word in filler or word in units or _names_stem(word, stems):
             continue
+        if i and token[0].isupper() and token.lower() not in ("i",):
+            continue  # (a name inside the sentence, the company's: "Which Araucária unit am I registered at?")
         return ""
     return role
 
@@ -207,8 +212,8 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
         # "Wer ist mein Vorgesetzter?": the handbook says "Vorgesetzter" too, and the vote leaned to it; who my
         # manager is, is my record's (a policy answer had named the asker as their own manager).
         return Route("my_data", "code", route.candidates, route.scores)
-    if route.kind in ("policy", "policy_me", "policy_calc", "my_calc", "calculation", "company") and "my_data" in allowed \
-            and record and asks_record_field(own, record):
+    if route.kind in ("policy", "policy_me", "policy_calc", "my_calc", "calculation", "company", "small_talk") \
+            and "my_data" in allowed and record and asks_record_field(own, record):
         # "Which cost centre am I booked to?", "How much TOIL have I got banked?": a field of my record, named
         # (in any language: the field's role is read from its header words) and nothing else asked.
         return Route("my_data", "code", route.candidates, route.scores)

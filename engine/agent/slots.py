@@ -204,6 +204,13 @@ def names_value(value: str, text: str, proper: bool = True) -> bool:
     return all(w in asked or (len(w) >= 5 and any(len(a) >= 5 and a[:5] == w[:5] for a in asked)) for w in words)
 
 
+def value_head(value: str) -> str:
+    """The name at the head of a value that adds a descriptor after a dash or in brackets ("São José dos Pinhais -
+    Fábrica", "Leeds (warehouse)": "São José dos Pinhais", "Leeds"); "" for a value with none."""
+    head = re.split(r"\s+[-–—/|]\s+|\s*\(", value.strip(), maxsplit=1)[0].strip()
+    return head if head and head != value.strip() and len(head) >= 4 else ""
+
+
 def names_meaning(value: str, text: str, itself: bool = False) -> bool:
     """Does ``text`` name what the column value means, where the data writes it in another language
     ("parental leave" for "Ouderschapsverlof", "part-time" for "Tempo parziale"): every word of its English
@@ -359,6 +366,13 @@ class SlotGrammar:
             # value of a status column with a word the question names that no other value of it has
             named = [(c, v) for c in textcols if c in self.values and {"status", "employment_type"} & set(
                 self.table.columns[c].roles) for v in self.values[c] if names_own_word(v, self.values[c], self.question)]
+        if not named and self.question:
+            # "the São José dos Pinhais factory unit", the data's site "São José dos Pinhais - Fábrica": a value named
+            # by its head before a dash or bracket, where no other value of the column has that head
+            named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
+                     and c not in kinds for v in self.values[c]
+                     if (head := value_head(v)) and names_value(head, self.question)
+                     and sum(value_head(w) == head for w in self.values[c]) == 1]
         # "the Hastings Packhouse" names the site, not also the team "Packhouse" inside it: a value whose words
         # are all part of a longer value the question names gives way to it.
         named = [(c, v) for c, v in named
