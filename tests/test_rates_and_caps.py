@@ -175,6 +175,11 @@ UK_RECORD = ["Staff No", "Job Title", "Team", "Line Manager", "Contract", "Start
      ["Nome completo", "Unidade", "Banco de horas (horas)", "Saldo de férias (dias)"], "my_data"),
     ("small_talk", "Which Cairnmore site am I based at?", UK_RECORD, "my_data"),
     ("policy", "Quick one: what is the dress code at my site?", UK_RECORD, "policy"),
+    # What a rule lets me do on a topic of the handbook is the policy applied to me; a balance stays mine.
+    ("my_data", "Quantos dias por semana eu posso trabalhar de home office?", ["Nome completo", "Área", "Unidade"],
+     "policy_me"),
+    ("my_data", "Can you tell me my sick leave balance?", UK_RECORD, "my_data"),
+    ("my_data", "Can you tell me who my line manager is?", UK_RECORD, "my_data"),
     # Something else asked about the field, or the field not kept, or a rule acting on it: left as voted.
     ("policy", "What is the dress code at my site?", UK_RECORD, "policy"),
     ("policy", "Which department handles my payroll?", UK_RECORD, "policy"),

@@ -14,6 +14,7 @@ import re
 from engine.agent import caps
 from engine.agent.router import Route
 from engine.agent.rules.words import in_any_language
+from engine.policy.terms import named_concepts
 from engine.agent.sentences import asked_aggregate, people_words, self_words, team_words
 
 #: A later part that combines what the parts before it found ("what do they add up to?").
@@ -261,12 +262,24 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and (record is None or caps.kept_in(text, record)):
         # "Quantos dias de férias ainda tenho por gozar?": what I have left is my record, not everyone's.
         return Route("my_data", "code", route.candidates, route.scores)
+    if route.kind == "my_data" and "policy_me" in allowed and record and _RULE_ASKED.search(own) \
+            and named_concepts(own) and not _HAVE_LEFT.search(own) and not _BALANCE_WORDS.search(own) \
+            and not _ENTITLED.search(own) \
+            and not asks_record_field(own, record) and not _asks_own_manager(own, record):
+        # "Quantos dias por semana eu posso trabalhar de home office?": what a rule lets me do on a topic of the
+        # handbook (remote work) is the policy applied to me, not a field of my record
+        return Route("policy_me", "code", route.candidates, route.scores)
     if route.kind in ("policy", "policy_me", "policy_calc", "small_talk") and "company" in allowed and record \
             and _EVERYONE.search(text) and _LISTING.search(text) and any(_names_label(label, text) for label in record):
         # "List the Comp Rate for everyone in Sales": a field of the data over other people is a data question
         # (and the access layer's to answer or refuse), whatever a planted preamble made the vote say.
         return Route("company", "code", route.candidates, route.scores)
     return route
+
+
+#: A balance named: what I have, not what a rule lets me do ("Can you tell me my sick leave balance?").
+_BALANCE_WORDS = re.compile(r"\b(?:balance|saldo|solde|stand|remaining|left|restant\w*|rest\w*|resid\w*|übrig|noch|over)\b",
+                            re.I)
 
 
 #: A question over other people at large.
