@@ -18,6 +18,8 @@ from engine.policy.terms import concepts, other_languages
     ("Wann endet meine Probezeit?", "probation", "probezeit"),
     ("Hoeveel extra vakantiedagen krijg ik na tien dienstjaren?", "years of service", "dienstjaren"),
     ("Combien de jours en plus pour mon ancienneté ?", "length of service", "ancienneté"),
+    ("How much meal voucher do we get for each day worked?", "vale-refeição", "meal voucher"),
+    ("If the company dismissed me, how many days of notice would I get?", "aviso prévio", "days of notice"),
 ])
 def test_a_topic_named_in_one_language_brings_the_other_languages_words(question, found, not_found):
     # (never a word the question already has)
@@ -41,6 +43,9 @@ def test_every_language_file_names_concepts_english_has():
      [("/", 151.67)]),
     ("Der Stundenlohn ist das Monatsgehalt geteilt durch 173,2.", "hour", "month", [("/", 173.2)]),
     ("El salario por hora es el salario bruto anual dividido entre 1.760 horas.", "hour", "year", [("/", 1760.0)]),
+    ("Retribuzione oraria: si ottiene dividendo la retribuzione mensile per il divisore orario 173.", "hour", "month",
+     [("/", 173.0)]),
+    ("Le taux horaire s'obtient en divisant le salaire mensuel par 151,67.", "hour", "month", [("/", 151.67)]),
     ("Le salaire journalier correspond au salaire mensuel divisé par 21,67 jours ouvrés.", "day", "month",
      [("/", 21.67)]),
     # Portuguese shares "dividido por" and "horas" with Spanish: the language with most phrases is read.
