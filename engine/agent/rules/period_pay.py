@@ -32,6 +32,8 @@ _CONDITION = re.compile(r"\b(?:if|unless|provided|only|eligible|who have|probati
 #: A length of service the rule is for ("On reaching five years' continuous service", "after 10 years").
 _SERVICE = re.compile(r"\b(\d{1,2})\s+years?(?:'|’)?\s+(?:of\s+)?(?:continuous\s+|unbroken\s+)?service\b", re.I)
 _YEARS_ASKED = re.compile(r"\b(\d{1,2})\s+years?\b", re.I)
+#: Where one sentence states several amounts, each its own rule ("…, and on completing 20 years' service …").
+_CLAUSES = re.compile(r",\s+and\s+|;\s+|\.\s+")
 _ASKS_WHAT = re.compile(r"^\s*(?:what(?:'s| is| will| would| does)?|how (?:big|large|high|much))\b", re.I)
 
 
@@ -58,7 +60,7 @@ class PeriodPay(Reader):
 
     def read(self, view: View) -> Settled | None:
         if not (asks_pay(view) or view.words.has("asks.how_much", view.text) or _ASKS_WHAT.search(view.text)) \
-                or view.prorated or view.pay is None or view.pay_period not in _KEPT:
+                or view.prorated or view.pay is None or view.pay_period not in (*_KEPT, "hour"):
             return None
         if view.figures(("hours", "days", "weeks", "months")):  # ("for 3 weeks"): a quantity asked, another reader's
             return None
@@ -66,20 +68,30 @@ class PeriodPay(Reader):
         found = []
         for unit in view.offered():
             english = to_english(unit.text)
-            amounts = periods_of_pay(english)
-            if len(amounts) != 1 or not (words_of(unit.text) | words_of(english)) & asked:
+            if not (words_of(unit.text) | words_of(english)) & asked:
                 continue
-            fits = _service_fits(english, view)
-            if fits is False or _CONDITION.search(_SERVICE.sub(" ", english)):
-                continue
-            found.append((unit, amounts[0]))
+            # (each clause its own amount: "at 10 years' service … a week's pay, and on completing 20 years' service
+            # … two weeks' pay" is two rules, of which the person's service picks one)
+            for clause in _CLAUSES.split(english) if len(periods_of_pay(english)) > 1 else [english]:
+                amounts = periods_of_pay(clause)
+                fits = _service_fits(clause, view)
+                if len(amounts) != 1 or fits is False or _CONDITION.search(_SERVICE.sub(" ", clause)):
+                    continue
+                if clause is not english and fits is None:
+                    continue  # (of several amounts, one that names no service: which applies is the model's)
+                found.append((unit, amounts[0]))
         if len({a for _, a in found}) != 1:
             return None  # none, or several (by service, by kind of pay): the model reads which
         rule, (count, period) = found[0]
         pay = view.pay
         made = [(v, per) for v, _, per in view.rates() if per == period and v is not pay]
+        hourly_week = view.pay_period == "hour" and period == "week" and bool(view.weekly_hours)
         if view.pay_period == period:
             base_var, factor = pay, 1.0
+        elif hourly_week:
+            # (a week's pay of someone paid by the hour: their rate times their contracted weekly hours)
+            base_var = Variable("weekly_pay", round(pay.value * (view.weekly_hours or 0), 4), "")
+            factor = 1.0
         elif made:
             base_var, factor = made[0][0], 1.0  # (the handbook's own week's pay: "1/52nd of annual salary")
         elif period not in _PER_YEAR or view.pay_period not in _PER_YEAR:
@@ -91,7 +103,11 @@ class PeriodPay(Reader):
             f"answer = {base_var.name} * {n.name}\n"
         base = plain(round(base_var.value * factor, 2))
         variables = [pay, n] if base_var is pay else [pay, base_var, n]
+        if hourly_week:
+            hours = Variable("weekly_hours", float(view.weekly_hours or 0), f"{PLAIN_NUMBER}: your contracted hours a week")
+            code = f"weekly_pay = {pay.name} * weekly_hours\n" + code
+            variables = [pay, hours, n]
         return Settled(self.name, rule, variables, code, "period_pay",
                        {"count": count_text(view, count, f"{period}s"), "base": base},
-                       also=view.defining([base_var.name]) if base_var is not pay else [],
+                       also=view.defining([base_var.name]) if base_var is not pay and not hourly_week else [],
                        check=f"{plain(count)} × a {period}'s pay ({base})")
