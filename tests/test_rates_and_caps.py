@@ -490,3 +490,16 @@ def test_a_surcharge_table_cell_is_the_rate_plus_it_and_a_day_said_not_to_be_is_
     assert "night" in day_kinds("I worked 4 hours at night")
     (made,) = rate_definitions("Stawkę godzinową ustala się, dzieląc miesięczne wynagrodzenie zasadnicze brutto przez 168.")
     assert (made.per, made.base, made.apply(5880)) == ("hour", "month", 35.0)
+
+
+def test_a_rate_divided_by_the_divisor_of_my_schedule_takes_the_table_s_divisor_for_my_hours():
+    from engine.agent.rates import rate_definitions, table_rows, with_divisor
+
+    passage = ("O valor do salário-hora é obtido dividindo o salário mensal pelo divisor da sua jornada:\n"
+               "| Jornada semanal | Divisor mensal |\n|---|---|\n| 44 horas | 220 |\n| 40 horas | 200 |\n| 30 horas | 150 |")
+    rows = table_rows(passage)
+    assert rows[0] == [("Jornada semanal", "44 horas"), ("Divisor mensal", "220")]
+    sentence = passage.splitlines()[0]
+    assert [d.steps for d in rate_definitions(with_divisor(sentence, rows, 30), 30)] == [[("/", 150.0)]]
+    assert with_divisor(sentence, rows, 36) == sentence  # (no row for 36 hours: no divisor)
+    assert with_divisor(sentence, rows, None) == sentence

@@ -1245,7 +1245,7 @@ def test_a_table_row_by_kind_of_job_is_applied_to_the_asker_s_job_title(embedder
     question = "How long is my probation period?"
     agent, _ = make(tools, embedder, [], user="Margaux Blanc", bank=[(question, "policy")])
     trace, _ = answer_of(agent, question)
-    assert trace.llm_calls == 0 and "your job title: Assistante commerciale" in trace.answer
+    assert trace.llm_calls == 0 and "(job title: Assistante commerciale)" in trace.answer
     assert "2 mois [" in trace.answer.split("\n")[0] and "3 mois" not in trace.answer
 
 
@@ -1298,7 +1298,7 @@ def test_a_row_that_names_my_job_in_a_table_of_another_topic_is_not_the_answer(e
                           user="ricardo.serrano@valedolis.example", bank=[(question, "policy_me")])
     trace, _ = answer_of(agent, question)
     assert [r["kind"] for r in trace.route] == ["policy_me"]
-    assert "período experimental" not in trace.answer and not trace.answer.startswith("For your job title")
+    assert "período experimental" not in trace.answer and "(job title:" not in trace.answer
 
 
 def test_a_later_part_about_the_people_of_the_part_before_keeps_their_scope(tools, embedder):

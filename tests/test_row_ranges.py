@@ -46,3 +46,19 @@ def test_running_text_with_two_bands_still_marks_the_one_that_holds():
     text = "Employees with less than 5 years of service get 20 days. Those with 5 years or more get 25 days."
     assert judge(text, "", [], Figure(7, "years", "7 years"))[0] == "applies"
     assert judge(text, "", [], Figure(3, "years", "3 years"))[0] == "applies"
+
+
+def test_a_table_keyed_by_a_column_of_my_record_applies_its_row_of_my_value():
+    from engine.agent.applies import mark_units
+    from engine.agent.evidence import Unit
+
+    rows = [Unit("1a", "Área: Financeiro e Recursos Humanos; Dias de home office por semana: até 2 dias", 1),
+            Unit("1b", "Área: Comercial; Dias de home office por semana: até 3 dias", 1),
+            Unit("1c", "Área: Produção; Dias de home office por semana: nenhum", 1)]
+    applies, ruled_out = mark_units(rows, lambda u: "3.5 Home office", "Quantos dias posso trabalhar de casa?", None,
+                                    record={"department": ("Área", "Comercial")})
+    assert set(applies) == {"1b"} and ruled_out == {"1a", "1c"}
+    # (no record value of the key's column: nothing is marked)
+    applies, ruled_out = mark_units(rows, lambda u: "", "Quantos dias posso trabalhar de casa?", None,
+                                    record={"site": ("Unidade", "Curitiba")})
+    assert not applies and not ruled_out

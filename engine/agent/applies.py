@@ -406,6 +406,18 @@ def mark_units(units, heading_of, question: str, service: Figure | None, job: st
                     if u.label in rows and u is not named[0] and verdicts[u.label][0] != "applies":
                         verdicts[u.label] = ("not", "")
         _highest_band_only(siblings, rows, verdicts)
+        # A table keyed by a column of the record ("Área: Comercial; Dias de home office por semana: até 3 dias"):
+        # the row of the person's own value applies, the other rows of that key do not.
+        keyed: dict[str, list] = {}
+        for u in siblings:
+            cells = _cells(u.text) if u.label in rows else []
+            if cells and not two_way_row(u.text):
+                keyed.setdefault(cells[0][0].lower(), []).append(u)
+        for group in keyed.values():
+            chosen = _record_row(group, record or {}) if len(group) >= 2 else None
+            if chosen and not any(verdicts[u.label][0] == "applies" for u in group if u is not chosen[0]):
+                for u in group:
+                    verdicts[u.label] = ("applies", chosen[1]) if u is chosen[0] else ("not", "")
         two_way = [u for u in siblings if u.label in rows and two_way_row(u.text)]
         if len(two_way) >= 2:
             # (every row has every range of service: the person's service says which cell, not which row)

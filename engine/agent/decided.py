@@ -75,6 +75,8 @@ def applying_row(part: Part, language: str = "en", record: dict[str, tuple[str, 
         length = _SERVICE_TEXT.fullmatch(why) if language != "en" else None
         if length:
             why = say("service", language, years=length.group(1), months=length.group(2))
+    elif why.startswith("your "):  # ("your Área: Comercial", a row of the person's own value: in their language)
+        key, why = "row_for_you", why[len("your "):]
     else:
         key = "row_for"
     # (the heading without its numbering: "2.1 PTO accrual" -> "PTO accrual"; a section number is no figure)

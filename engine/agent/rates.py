@@ -627,3 +627,46 @@ def multiple_for(multiples: list[RateMultiple], question: str) -> RateMultiple |
         fits = [m for m in multiples if not (m.days - {"work"})]
     factors = {m.factor for m in fits}
     return fits[0] if len(factors) == 1 else None
+
+
+#: "the divisor of your schedule" named without a figure ("pelo divisor da sua jornada", "per il divisore orario").
+_DIVISOR = re.compile(r"\b(?:divisor|divisore|diviseur|deler|teiler|dzielnik)\b", re.I)
+
+
+def table_rows(text: str) -> list[list[tuple[str, str]]]:
+    """The rows of the Markdown tables in ``text``, each as (header, cell) pairs."""
+    rows: list[list[tuple[str, str]]] = []
+    header: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            header = []
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            continue
+        if not header:
+            header = cells
+        elif len(cells) == len(header):
+            rows.append(list(zip(header, cells)))
+    return rows
+
+
+def with_divisor(text: str, rows: list[list[tuple[str, str]]], weekly_hours: float | None) -> str:
+    """``text`` with the divisor of the person's schedule written in, where it divides by "the divisor of your
+    working week" with no figure and one of ``rows`` (a table's, as (header, cell) pairs) gives the divisor for the
+    person's weekly hours ("Jornada semanal: 44 horas; Divisor mensal: 220"): "… dividindo o salário mensal pelo
+    divisor da sua jornada" -> "… pelo divisor 220."; ``text`` itself else."""
+    m = _DIVISOR.search(text)
+    if m is None or weekly_hours is None or re.search(r"\d", text[m.end():].split("\n")[0]):
+        return text
+    found = set()
+    for cells in rows:
+        hours = [float(n.replace(",", ".")) for _, v in cells[:1] for n in re.findall(r"\d+(?:[.,]\d+)?", v)]
+        if hours[:1] == [float(weekly_hours)]:
+            found |= {v.strip() for h, v in cells[1:] if _DIVISOR.search(h) and re.fullmatch(r"\d+(?:[.,]\d+)?", v.strip())}
+    if len(found) != 1:
+        return text
+    end = re.search(r"[.:;](?:\s|$)|$", text[m.end():])
+    rest = text[m.end() + end.end():] if end else ""
+    return f"{text[:m.end()]} {found.pop()}. {rest}".strip()

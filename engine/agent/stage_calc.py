@@ -21,7 +21,7 @@ from engine.agent.evidence import Unit
 from engine.agent.grounding import normalise_number, number_forms, numbers_in
 from engine.agent.stage import Stage
 from engine.agent.slots import SLOT_TOKENS
-from engine.agent.rates import applies_to, for_pay, pay_period_of, rate_definition, rate_definitions
+from engine.agent.rates import applies_to, for_pay, pay_period_of, rate_definition, rate_definitions, table_rows, with_divisor
 from engine.agent.rules.base import PAY_NAMES, Settled, View
 from engine.agent.rules.words import in_any_language
 from engine.agent.steps import Step
@@ -242,7 +242,7 @@ class Calculating(Stage):
         hits = [] if found else \
             [h for h in search.index.search(f"how the {term} is worked out from the salary", k=2 * search.k)
              if any(d.per == per and (applies_to(d, period) or monthly and d.base == "month")
-                    for d in rate_definitions(h.text, hours))][:1]
+                    for d in rate_definitions(with_divisor(h.text, table_rows(h.text), hours), hours))][:1]
         more = [d for h in hits for d in rate_definitions(h.text, hours)]
         if monthly and not any(d.per == per for d in for_pay(said + more, period)):
             # "paid in 14 equal monthly instalments", in the section on salary

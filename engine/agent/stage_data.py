@@ -65,6 +65,19 @@ _ASKS_PAY = re.compile(r"\b(?:earns?|earning|makes?|salary|salaries|paid|pay|wag
                        r"retribuzione|ganha\w*|salário)\b", re.I)
 
 
+def _named_field(question: str, facts: list):
+    """The one fact of the record whose field the question names by its role and nothing else
+    (:func:`engine.agent.route_check.asks_record_field`), or None."""
+    from engine.agent.route_check import asks_record_field
+    from engine.data.columns import header_candidates
+
+    role = asks_record_field(question, [f.label for f in facts])
+    if not role:
+        return None
+    having = [f for f in facts if role in {r for r, _, _ in header_candidates(f.label)}]
+    return having[0] if len(having) == 1 else None
+
+
 class LookingUp(Stage):
     """The turn's look-up stage (a mixin of engine.agent.routed._Turn)."""
 
@@ -81,12 +94,18 @@ class LookingUp(Stage):
         and the answer can state only their figures."""
         profile = self.agent.profile
         facts = profile.facts + profile.computed
-        labels = " | ".join(_gbnf_string(f.label) for f in facts)
-        grammar = f'root ::= field (", " field)? "\\n"\nfield ::= {labels}\n'
-        self.tell(f"Which fields of my record (above) answer {self._which(part, several)}? Name them.")
-        text = yield from self.call("Fields: ", grammar, SLOT_TOKENS, doing="Choosing what to read from your record")
-        names = [n.strip() for n in text.strip().split(", ")]
-        picked = narrow_fields([f for f in facts if f.label in names], part.text, facts)
+        named = _named_field(part.text, facts)
+        if named is not None:
+            # ("qual é o meu saldo no banco de horas?": the one field the question names, and nothing else, by code;
+            # a model shown "Estou de férias" first read the holiday balance)
+            picked = [named]
+        else:
+            labels = " | ".join(_gbnf_string(f.label) for f in facts)
+            grammar = f'root ::= field (", " field)? "\\n"\nfield ::= {labels}\n'
+            self.tell(f"Which fields of my record (above) answer {self._which(part, several)}? Name them.")
+            text = yield from self.call("Fields: ", grammar, SLOT_TOKENS, doing="Choosing what to read from your record")
+            names = [n.strip() for n in text.strip().split(", ")]
+            picked = narrow_fields([f for f in facts if f.label in names], part.text, facts)
         part.fields = [f.label for f in picked]
         part.used_record = True
         self.memory.record_shown = True

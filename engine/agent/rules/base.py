@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from engine.agent.applies import question_figures
 from engine.agent.calc_slot import Variable, plain_number
 from engine.agent.evidence import Unit
-from engine.agent.rates import RateDefinition, applies_to, for_pay, rate_definitions
+from engine.agent.rates import RateDefinition, applies_to, for_pay, rate_definitions, with_divisor
 from engine.agent.rules.words import Words, english_figures, words
 
 #: The names a person's pay figure is declared under, by its period.
@@ -109,25 +109,11 @@ class View:
         return list({d.name: d for d in reversed(found)}.values())
 
     def _divided(self, text: str) -> str:
-        """``text`` with the divisor of the person's schedule written in, where it divides by "the divisor of your
-        working week" and a table of the passages gives one per weekly hours ("Jornada semanal: 44 horas; Divisor
-        mensal: 220"): "… dividindo o salário mensal pelo divisor da sua jornada" -> "… pelo divisor 220"."""
-        m = _DIVISOR.search(text)
-        if m is None or self.weekly_hours is None or re.search(r"\d", text[m.end():]):
-            return text
+        """``text`` with the divisor of the person's schedule written in, where a table of the passages gives one
+        per weekly hours (:func:`engine.agent.rates.with_divisor`)."""
         from engine.agent.applies import _cells
 
-        found = set()
-        for u in self.passage_units:
-            cells = _cells(u.text)
-            hours = [float(n.replace(",", ".")) for _, v in cells[:1] for n in re.findall(r"\d+(?:[.,]\d+)?", v)]
-            if hours[:1] == [float(self.weekly_hours)]:
-                found |= {v.strip() for h, v in cells[1:] if _DIVISOR.search(h) and re.fullmatch(r"\d+(?:[.,]\d+)?", v.strip())}
-        if len(found) != 1:
-            return text
-        end = re.search(r"[.:;](?:\s|$)|$", text[m.end():])
-        rest = text[m.end() + end.end():] if end else ""
-        return f"{text[:m.end()]} {found.pop()}. {rest}".strip()
+        return with_divisor(text, [_cells(u.text) for u in self.passage_units], self.weekly_hours)
 
     def defining(self, names: list[str]) -> list[Unit]:
         """The sentences that define the rates named ``names`` (those :meth:`rates` made)."""
@@ -200,8 +186,6 @@ def plain(value: float) -> str:
     return plain_number(value)
 
 
-#: "the divisor of your schedule" named without a figure ("pelo divisor da sua jornada", "per il divisore orario").
-_DIVISOR = re.compile(r"\b(?:divisor|divisore|diviseur|deler|teiler|dzielnik)\b", re.I)
 _SPLIT = re.compile(r"(?<=[.;])\s+")
 #: A document's emphasis marks (Markdown's ** and __ around words).
 _EMPHASIS = re.compile(r"\*\*|__")
