@@ -503,3 +503,23 @@ def test_a_rate_divided_by_the_divisor_of_my_schedule_takes_the_table_s_divisor_
     assert [d.steps for d in rate_definitions(with_divisor(sentence, rows, 30), 30)] == [[("/", 150.0)]]
     assert with_divisor(sentence, rows, 36) == sentence  # (no row for 36 hours: no divisor)
     assert with_divisor(sentence, rows, None) == sentence
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Can you tell me my bonus?", "my_data"),  # a request's "can you" asks no rule
+    ("Could you tell me how much overtime I have?", "my_data"),
+    ("Can I work from home on Fridays?", "policy_me"),
+])
+def test_what_a_rule_lets_me_do_is_the_policy_but_a_polite_request_is_not(question, expected):
+    record = UK_RECORD + ["Bonus", "Overtime hours"]
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
+               "policy_calc"]
+    assert checked_route(Route("my_data", "vote", ["my_data"], {}), question, allowed, record).kind == expected
+
+
+def test_a_capitalised_word_is_a_name_only_right_before_the_field_s_word():
+    from engine.agent.route_check import asks_record_field
+
+    assert asks_record_field("Which Cairnmore site am I based at?", UK_RECORD) == "site"
+    assert asks_record_field("What is the Dress Code at my site?", UK_RECORD) == ""
+    assert asks_record_field("Wie ist die Kleiderordnung an meinem Standort?", AT_RECORD) == ""

@@ -62,3 +62,20 @@ def test_a_table_keyed_by_a_column_of_my_record_applies_its_row_of_my_value():
     applies, ruled_out = mark_units(rows, lambda u: "", "Quantos dias posso trabalhar de casa?", None,
                                     record={"site": ("Unidade", "Curitiba")})
     assert not applies and not ruled_out
+
+
+def test_a_band_of_years_beside_a_cap_of_days_is_still_the_band():
+    """"5 or more years of service: up to 20 days": a band of service and a cap of another unit, not one band."""
+    for text in ("- 5 or more years of service: up to 20 days of leave",
+                 "After 5 years of service, employees receive up to 25 days of holiday."):
+        assert judge(text, "Unpaid leave", [], Figure(7, "years", "7 years"))[0] == "applies", text
+        assert judge(text, "Unpaid leave", [], Figure(3, "years", "3 years"))[0] != "applies", text
+
+
+def test_a_grade_that_is_a_number_picks_no_column():
+    from engine.agent.applies import person_cell
+
+    row = "Level: Junior; Days 1-3: 10 days; Days 4-6: 12 days"
+    assert person_cell(row, {"grade": ("Grade", "2")}) is None
+    assert person_cell("Anzianità: oltre 10 anni; Operai: 20 giorni; Impiegati: 2 mesi; Quadri: 4 mesi",
+                       {"grade": ("Qualifica", "Impiegato")}) == ("Anzianità: oltre 10 anni", "Impiegati: 2 mesi")

@@ -168,29 +168,26 @@ def judge(unit_text: str, heading: str, figures: list[Figure], service: Figure |
     about_service = bool(_SERVICE.search(unit_text) or _SERVICE.search(heading)) and not _LEAD_TIME.search(unit_text)
     verdict = ""
     for segment in _SEGMENT.split(unit_text):
-        ranges = _ranges(segment)
-        # (a lower and an upper bound in one cell or clause are one band: "more than 5 years and up to 10 years",
-        # "oltre 5 anni e fino a 10 anni" hold only where both do)
-        both = {kind in _LOWER for kind, *_ in ranges} == {True, False} and \
-            not any(kind in ("between", "after_upto", "from_below", "whole", "first_year") for kind, *_ in ranges)
-        held: list[str] = []
-        tried = 0
-        for kind, low, high, unit in ranges:
+        by_unit: dict[str, list] = {}
+        for r in _ranges(segment):
+            by_unit.setdefault(r[3], []).append(r)
+        for unit, ranges in by_unit.items():
+            # (a lower and an upper bound of one unit in one cell or clause are one band: "more than 5 years and up
+            # to 10 years", "oltre 5 anni e fino a 10 anni" hold only where both do; "5 or more years of service: up
+            # to 20 days" is a band of years and a cap of days)
+            both = {kind in _LOWER for kind, *_ in ranges} == {True, False} and \
+                not any(kind in ("between", "after_upto", "from_below", "whole", "first_year") for kind, *_ in ranges)
             candidates = [f for f in figures if f.unit == unit]
             if not candidates and service is not None and unit in ("years", "months", "weeks", "days") and about_service:
                 per_year = {"years": 1, "months": 12, "weeks": 52.18, "days": 365.25}[unit]
                 candidates = [Figure(service.value * per_year, unit, service.why)]
                 # (in the record's words: "128 months of service" is a figure no source gives)
-            fits = [f.why for f in candidates if _holds(kind, low, high, f.value)]
-            tried += bool(candidates)
-            if fits:
-                held.append(fits[0])
-            elif candidates and both:
-                held = []
-                break
-        if held:
-            return "applies", held[0]
-        if tried:
+            if not candidates:
+                continue
+            held = [next((f.why for f in candidates if _holds(kind, low, high, f.value)), None)
+                    for kind, low, high, _ in ranges]
+            if all(held) if both else any(held):
+                return "applies", next(h for h in held if h)
             verdict = "not"
     return (verdict, "") if verdict else ("", "")
 
@@ -363,7 +360,9 @@ def person_cell(text: str, record: dict[str, tuple[str, str]] | None) -> tuple[s
     cells = _cells(text)
     if len(cells) < 3 or not record:
         return None
-    fits = {(h, v) for h, v in cells[1:] for _, value in record.values() if _key_fits(h, value)}
+    # (a word of the record's, "Impiegato": a number, "2", would fit any header with a range, "Days 1-3")
+    fits = {(h, v) for h, v in cells[1:] for _, value in record.values()
+            if not re.fullmatch(r"[\d.,\s]+", value) and _key_fits(h, value)}
     if len(fits) != 1:
         return None
     (header, value), = fits

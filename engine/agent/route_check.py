@@ -126,7 +126,8 @@ def asks_record_field(text: str, record: list[str]) -> str:
     from engine.data.columns import header_candidates
     from engine.data.vocab import vocabulary
 
-    if ":" in text.rstrip(": ") and (asked := text.rsplit(":", 1)[1].strip()) and re.search(r"\w", asked):
+    if re.search(r"(?<!\d):(?!\d)", text.rstrip(": ")) and (asked := re.split(r"(?<!\d):(?!\d)", text.rstrip(": "))[-1].strip()) \
+            and re.search(r"\w", asked):
         # ("Estou de férias, mas queria saber: qual é o meu saldo no banco de horas?": what is asked follows the colon)
         text = asked
     if re.search(r"\d", text) or not self_words().search(text) or _POLICY_ACTION.search(text) \
@@ -142,12 +143,13 @@ def asks_record_field(text: str, record: list[str]) -> str:
     stems = named[role].words
     units = {w.strip("*") for entries in vocabulary().units.values() for e in entries for w in e.words}
     filler = _record_filler(vocabulary().question_language(text))
-    for i, token in enumerate(re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text)):
+    tokens = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text)
+    for i, token in enumerate(tokens):
         word = _fold_word(token)
         if not word or word in filler or word in units or _names_stem(word, stems):
             continue
-        if i and token[0].isupper() and token.lower() not in ("i",):
-            continue  # (a name inside the sentence, the company's: "Which Araucária unit am I registered at?")
+        if 0 < i < len(tokens) - 1 and token[0].isupper() and _names_stem(_fold_word(tokens[i + 1]), stems):
+            continue  # (a name right before the field's word, the company's: "Which Cairnmore site am I based at?")
         return ""
     return role
 
@@ -262,7 +264,7 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and (record is None or caps.kept_in(text, record)):
         # "Quantos dias de férias ainda tenho por gozar?": what I have left is my record, not everyone's.
         return Route("my_data", "code", route.candidates, route.scores)
-    if route.kind == "my_data" and "policy_me" in allowed and record and _RULE_ASKED.search(own) \
+    if route.kind == "my_data" and "policy_me" in allowed and record and _RULE_ASKED.search(_REQUEST.sub(" ", own)) \
             and named_concepts(own) and not _HAVE_LEFT.search(own) and not _BALANCE_WORDS.search(own) \
             and not _ENTITLED.search(own) \
             and not asks_record_field(own, record) and not _asks_own_manager(own, record):
@@ -277,6 +279,8 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
     return route
 
 
+#: A request's "can you", "could you tell me": politeness, not what a rule allows.
+_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b", re.I)
 #: A balance named: what I have, not what a rule lets me do ("Can you tell me my sick leave balance?").
 _BALANCE_WORDS = re.compile(r"\b(?:balance|saldo|solde|stand|remaining|left|restant\w*|rest\w*|resid\w*|übrig|noch|over)\b",
                             re.I)

@@ -68,8 +68,9 @@ class PeriodPay(Reader):
         found = []
         for unit in view.offered():
             english = to_english(unit.text)
-            if not (words_of(unit.text) | words_of(english)) & asked:
-                continue
+            if not (words_of(unit.text) | words_of(english)) & asked or \
+                    _CONDITION.search(_SERVICE.sub(" ", _CLAUSES.sub(" ", english))) and len(periods_of_pay(english)) > 1:
+                continue  # (a condition anywhere in a sentence of several amounts holds for each of them)
             # (each clause its own amount: "at 10 years' service … a week's pay, and on completing 20 years' service
             # … two weeks' pay" is two rules, of which the person's service picks one)
             for clause in _CLAUSES.split(english) if len(periods_of_pay(english)) > 1 else [english]:
@@ -88,12 +89,13 @@ class PeriodPay(Reader):
         hourly_week = view.pay_period == "hour" and period == "week" and bool(view.weekly_hours)
         if view.pay_period == period:
             base_var, factor = pay, 1.0
+        elif made:
+            base_var, factor = made[0][0], 1.0  # (the handbook's own week's pay: "1/52nd of annual salary")
+            hourly_week = False
         elif hourly_week:
             # (a week's pay of someone paid by the hour: their rate times their contracted weekly hours)
             base_var = Variable("weekly_pay", round(pay.value * (view.weekly_hours or 0), 4), "")
             factor = 1.0
-        elif made:
-            base_var, factor = made[0][0], 1.0  # (the handbook's own week's pay: "1/52nd of annual salary")
         elif period not in _PER_YEAR or view.pay_period not in _PER_YEAR:
             return None  # (a day's pay from a month's, or a week's from a day's: by a rule the handbook did not give)
         else:

@@ -31,13 +31,16 @@ _STEP = re.compile(rf"\b{_N}\s+(extra\s+|additional\s+|more\s+|further\s+)?{_UNI
                    rf"(?:service|employment))?", re.I)
 #: "30 days, plus 3 days …": the base, right before the step.
 _BASE_BEFORE = re.compile(rf"\b{_N}\s+{_UNIT}(?:\s+(?:of\s+)?(?:notice|leave|holiday|vacation|pay))?\s*,?\s*"
-                          rf"(?:plus|\+|and|increased by|with)\s+(?:an?\s+)?(?:additional\s+|further\s+)?$", re.I)
+                          rf"(?:plus|\+|and|increased by|increasing by|rising by|growing by|going up by|with)\s+(?:an?\s+)?"
+                          rf"(?:additional\s+|further\s+)?$", re.I)
 #: "…, plus one week": the base, right after it.
 _BASE_AFTER = re.compile(rf"^\s*,?\s*(?:plus|\+|and)\s+(?:an?\s+)?(?:additional\s+|further\s+)?{_N}\s+{_UNIT}", re.I)
 #: "up to a maximum of 90 days", "to a maximum of 12 weeks", "no more than 26 weeks", "capped at 20 days".
 _CAP = re.compile(rf"\b(?:up\s+to|to|with|subject\s+to)\s+(?:a\s+|the\s+)?(?:maximum|max\.?|limit)\s+(?:of\s+)?{_N}\s+{_UNIT}"
                   rf"|\b(?:up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|not\s+exceeding|capped\s+at|maximum(?:\s+of)?)\s+"
                   rf"{_N}\s+{_UNIT}", re.I)
+#: Steps that start after some years ("… beyond five years", "… after the first 2 years").
+_BEYOND = re.compile(r"\s*(?:,\s*)?(?:beyond|after|over|in excess of|above|from)\b", re.I)
 #: A number of years the question states ("after 7 years", "with 12 years of service").
 _YEARS_ASKED = re.compile(r"\b(\d{1,2})\s+(?:full\s+|complete\s+)?years?\b", re.I)
 
@@ -57,6 +60,13 @@ def steps_of(text: str) -> tuple[float, float, int, str, float | None] | None:
     base_match = before or after
     if base_match is None and extra:
         return None  # (an addition to an entitlement another sentence states)
+    if _BEYOND.match(text[m.end():]):
+        return None  # ("for each complete year of service beyond five years": the steps start later)
+    if base_match is None:
+        # (an amount of the unit elsewhere in the sentence is a base code did not read: "20 days, rising each year by …")
+        rest = text[:m.start()] + " " + _CAP.sub(" ", text[m.end():])
+        if re.search(rf"\b\d+(?:\.\d+)?\s+{unit}s?\b", rest, re.I):
+            return None
     base, base_unit = (float(base_match.group(1)), base_match.group(2).lower()) if base_match else (0.0, unit)
     cap_match = _CAP.search(text, m.end())
     cap, cap_unit = None, unit
@@ -96,7 +106,7 @@ class ServiceSteps(Reader):
             ended_by = side_of(unit.text) or side_of(english)
             if side and ended_by != side and (ended_by or side == "employee"):
                 continue  # (the employer's notice, asked what notice I must give; a step by service is seldom mine)
-            if judge(english, "length of service", [], service)[0] == "not":
+            if judge(_CAP.sub(" ", english), "length of service", [], service)[0] == "not":
                 continue  # (the row of another band of service)
             found.append((unit, steps))
         if len({s for _, s in found}) != 1:
