@@ -183,3 +183,18 @@ def test_a_value_is_named_by_its_head_before_a_dash(units):
     assert _named(units, "How many employees are at the São José dos Pinhais factory unit?", "Helena Prado") == \
         [("Unidade", "São José dos Pinhais - Fábrica")]
     assert _named(units, "How many employees are there in total?", "Helena Prado") == []
+
+
+def test_a_manager_written_family_name_first_without_a_comma_is_matched_but_never_ambiguously(tmp_path):
+    from engine.data.access import make_viewer
+
+    path = tmp_path / "salaries.csv"
+    path.write_text("Matricule;Nom;Prénom;Service;Responsable\n1;Rousset;Bernard;Direction;\n"
+                    "2;Vial;Isabelle;Production;ROUSSET Bernard\n3;Roux;Léa;Production;VIAL Isabelle\n"
+                    "4;Bonnet;Hugo;Production;VIAL Isabelle\n5;Martin;Thomas;Logistique;ROUSSET Bernard\n"
+                    "6;Thomas;Martin;Logistique;MARTIN Thomas\n", encoding="utf-8")
+    table = load_employees(path)
+    vial = make_viewer(table, "Isabelle Vial")
+    assert vial.role == "manager" and len(vial.visible_rows) == 3
+    # "MARTIN Thomas" is Thomas Martin family name first, or Martin Thomas as written: neither gets the report
+    assert make_viewer(table, "Thomas Martin").role == "employee"

@@ -523,3 +523,13 @@ def test_a_capitalised_word_is_a_name_only_right_before_the_field_s_word():
     assert asks_record_field("Which Cairnmore site am I based at?", UK_RECORD) == "site"
     assert asks_record_field("What is the Dress Code at my site?", UK_RECORD) == ""
     assert asks_record_field("Wie ist die Kleiderordnung an meinem Standort?", AT_RECORD) == ""
+
+
+@pytest.mark.parametrize("voted", ["calculation", "my_calc"])
+def test_when_my_probation_ends_is_the_policy_applied_to_me_not_arithmetic(voted):
+    allowed = ["small_talk", "policy", "calculation", "other", "my_data", "my_calc", "company", "policy_me",
+               "policy_calc"]
+    question = "I started in July. When does my 90-day introductory period end?"
+    assert checked_route(Route(voted, "vote", [voted], {}), question, allowed, UK_RECORD).kind == "policy_me"
+    assert checked_route(Route(voted, "vote", [voted], {}), "What is 90 days after 1 July?", allowed,
+                         UK_RECORD).kind == voted

@@ -29,6 +29,8 @@ ROWS = [
     ("Diensttijd: 10 jaar of meer; Opzegtermijn: 3 maanden", (11,), (4,)),
     ("Diensttijd: vanaf 5 jaar; Opzegtermijn: 2 maanden", (7,), (4,)),
     ("Staż pracy: powyżej 5 lat do 10 lat; Wypowiedzenie: 1 miesiąc", (7,), (11, 4)),
+    ("Anciënniteit: Van 6 jaar tot minder dan 7 jaar; Opzegtermijn: 10 weken", (6.67,), (7.2, 5.9)),
+    ("Anciënniteit: Van 1 jaar tot minder dan 18 maanden; Opzegtermijn: 4 weken", (1.2,), (0.4, 1.6)),
     ("Continuous service: more than 5 years and up to 10 years; Notice: 6 weeks", (7,), (11, 4)),
     ("Continuous service: 2 years but less than 12 years; Notice: one week per year", (7,), (12.5, 1)),
 ]

@@ -141,10 +141,18 @@ def _ranges(text: str) -> list[tuple[str, float, float | None, str]]:
             if kind == "first_year":
                 out.append(("below", 1.0, None, "years"))
             elif kind in ("between", "after_upto", "from_below") and len(nums) >= 2:
-                out.append((kind, nums[0], nums[1], unit))
+                # ("1 jaar tot minder dan 18 maanden": the low end in its own unit, read in the high end's)
+                units = [_UNITS.get(g.lower(), "") for g in m.groups()[1:2] if g and g.lower() in _UNITS]
+                low = nums[0] * _PER_YEAR[unit] / _PER_YEAR[units[0]] \
+                    if units and units[0] != unit and units[0] in _PER_YEAR and unit in _PER_YEAR else nums[0]
+                out.append((kind, low, nums[1], unit))
             elif nums:
                 out.append((kind, nums[0], None, unit))
     return out
+
+
+#: How many of each unit a year has (a range's two ends in two units are read in one).
+_PER_YEAR = {"years": 1.0, "months": 12.0, "weeks": 52.18, "days": 365.25}
 
 
 def _holds(kind: str, low: float, high: float | None, value: float) -> bool:

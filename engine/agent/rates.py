@@ -36,9 +36,9 @@ _TERM_IS = re.compile(
 _FRACTION_OF = re.compile(
     r"\b(day|hour|week)s?(?:'s pay)?(?:\s+(?:of|unused|leave|vacation|pto|annual|sold|back|cashed|out|encashed|paid|taken"
     r"|accrued|holiday leave)){0,4}?\s+(?:(?:is|are|will be|shall be)\s+(?:paid(?:\s+out)?\s+at"
-    r"|paid|worth|compensated at)|is|equals)\s+(?:a rate of\s+)?1\s?/\s?" + _NUMBER
+    r"|paid|worth|compensated at|valued at)|is|equals)\s+(?:a rate of\s+)?1\s?/\s?" + _NUMBER
     + r"(?:st|nd|rd|th)? of (?:your |the |their |an? )?(?:employee'?s'? )?(annual|yearly|monthly|weekly)"
-    r"(?: base)? (?:salary|pay|base rate|rate|wage)", re.I)
+    + _PAY_WORDS + r" (?:salary|pay|base rate|rate|wage)", re.I)
 #: "their pay is reduced by 1/260th of their annual salary for each full day missed", "1/2080 of the annual salary
 #: per hour": a fraction of pay for each day (or hour) it names after it.
 _FRACTION_EACH = re.compile(

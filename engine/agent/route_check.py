@@ -12,6 +12,7 @@ import functools
 import re
 
 from engine.agent import caps
+from engine.agent.probation_end import asks_probation_end
 from engine.agent.router import Route
 from engine.agent.rules.words import in_any_language
 from engine.policy.terms import named_concepts
@@ -264,6 +265,11 @@ def checked_route(route: Route, text: str, allowed: list[str], record: list[str]
             and (record is None or caps.kept_in(text, record)):
         # "Quantos dias de férias ainda tenho por gozar?": what I have left is my record, not everyone's.
         return Route("my_data", "code", route.candidates, route.scores)
+    if route.kind in ("calculation", "my_calc") and "policy_me" in allowed and record is not None \
+            and asks_probation_end(own):
+        # "When does my 90-day introductory period end?": the handbook's length from my start date (code counts
+        # the days), not arithmetic on the question's 90
+        return Route("policy_me", "code", route.candidates, route.scores)
     if route.kind == "my_data" and "policy_me" in allowed and record and _RULE_ASKED.search(_REQUEST.sub(" ", own)) \
             and named_concepts(own) and not _HAVE_LEFT.search(own) and not _BALANCE_WORDS.search(own) \
             and not _ENTITLED.search(own) \

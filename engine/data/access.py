@@ -203,6 +203,18 @@ def manager_keys(table: EmployeeTable, row: int) -> set[str]:
         # A name two people share says nothing about whose report someone is: ids only then.
         if sum(1 for v in df[name_col] if isinstance(v, str) and normalise_name(v) == name) == 1:
             keys.add(name)
+            # ... and written family name first without a comma, as French and Hungarian exports write a
+            # manager ("ROUSSET Bernard"), where the file gives the two parts of the name apart
+            first, last = table.role("first_name"), table.role("last_name")
+            if first and last and isinstance(df.at[row, first], str) and isinstance(df.at[row, last], str):
+                turned = normalise_name(f"{df.at[row, last]} {df.at[row, first]}")
+                # (never where it is someone else's name either way round: "Martin Thomas" beside "Thomas Martin"
+                # names neither for sure)
+                others = [r for r in df.index if r != row]
+                if not any(normalise_name(df.at[r, name_col]) == turned or isinstance(df.at[r, first], str)
+                           and isinstance(df.at[r, last], str)
+                           and normalise_name(f"{df.at[r, last]} {df.at[r, first]}") == turned for r in others):
+                    keys.add(turned)
     for col in (table.role("employee_id"), table.role("email"), table.role("username")):
         if col == table.role("manager"):
             continue  # (a row's manager is no key of the row itself: fail closed on a confused map)

@@ -141,6 +141,8 @@ def _references(values: dict, source: str, target: str) -> float:
     if not values[source]:
         return 0.0
     keys = {_key(v) for v in values[target]} | {_name_key(v) for v in values[target]}
+    # ("ROUSSET Bernard" for "Bernard Rousset": a two-word name family name first, as French exports write managers)
+    keys |= {_key(" ".join(reversed(str(v).split()))) for v in values[target] if len(str(v).split()) == 2}
     return sum(_key(v) in keys for v in values[source]) / len(values[source])
 
 

@@ -37,6 +37,22 @@ def hours_asked(view: View):
     return figures[0] if len(figures) == 1 and figures[0].unit == "hours" else None
 
 
+#: The hours a week after which hours are overtime ("for all hours worked over 40 in a workweek", "more than 38 hours
+#: per week").
+_WEEKLY_THRESHOLD = re.compile(r"\b(?:over|above|more than|in excess of|beyond|exceeding)\s+(\d{1,2}(?:\.\d+)?)\s*"
+                               r"(?:hours?\s*|hrs?\s*)?(?:in\s+a|a|per|each|in\s+the|in\s+any)\s+(?:work\s*|working\s+)?week",
+                               re.I)
+#: Hours the question itself calls overtime ("6 hours of overtime", "5 extra hours", "overtime hours: 4").
+_OVERTIME_HOURS = re.compile(r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|h)\s+(?:of\s+)?(?:overtime|extra|additional)\b"
+                             r"|\b\d+(?:\.\d+)?\s+(?:overtime|extra|additional)\s+hours?\b", re.I)
+
+
+def weekly_threshold(text: str) -> float | None:
+    """The hours a week after which a rule pays overtime, where it states one, else None."""
+    found = {float(m.group(1)) for m in _WEEKLY_THRESHOLD.finditer(text)}
+    return found.pop() if len(found) == 1 else None
+
+
 def _words(text: str) -> set[str]:
     return {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]{4,}", text)}
 
@@ -93,11 +109,26 @@ class RateMultipleReader(Reader):
                                 if exempting.search(s)):
             return None
         hours = Variable("asked_hours", asked_hours.value, "from the question")
+        code = f"answer = {rate.name} * multiple * asked_hours\n"
+        extra: list[Variable] = []
+        week = weekly_threshold(to_english(rule.text))
+        if week is not None and asked_hours.value > week:
+            # "I'll end up with 46 hours this week … what will I make for the overtime hours?" under "over 40 in a
+            # workweek": 6 hours of overtime, not 46; hours the question itself calls overtime beyond the
+            # threshold are no week's total, and which they are is the model's reading.
+            if _OVERTIME_HOURS.search(to_english(view.text)) or not view.words.has("asks.overtime", view.text):
+                return None
+            threshold = Variable("weekly_threshold", week, f"{PLAIN_NUMBER}: hours a week before overtime, from the policy")
+            total = Variable("week_hours", asked_hours.value, f"{PLAIN_NUMBER}: hours worked in the week, from the question")
+            extra = [total, threshold]
+            code = f"asked_hours = week_hours - weekly_threshold\nanswer = {rate.name} * multiple * asked_hours\n"
+            hours = Variable("asked_hours", asked_hours.value - week, "")
         # (noted as a plain number: "rate" in its words would read as money to the units check)
         factor = Variable("multiple", multiple.factor, f"{PLAIN_NUMBER}: {multiple.written}, from the policy")
         times = view.words.answer("times", n=plain(multiple.factor))
         written = "" if multiple.written.lower() == times.lower() else f" ({multiple.written})"
-        return Settled(self.name, rule, [rate, factor, hours], f"answer = {rate.name} * multiple * asked_hours\n",
+        variables = [rate, factor, *extra] if extra else [rate, factor, hours]
+        return Settled(self.name, rule, variables, code,
                        "multiple", {"times": times, "written": written, "term": term, "rate": shown_value(rate.value),
                                     "how": how_made(rate), "count": view.words.count(hours.value, "hours")},
                        check=f"{view.words.count(hours.value, 'hours')} at {multiple.written} the person's {term}")

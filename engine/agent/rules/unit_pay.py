@@ -30,6 +30,9 @@ class UnitPay(Reader):
         # "And how much would those be worth?" after "How many vacation days do I have left?": that balance.
         follows = (not figures and not most and q.has("asks.those", text) and q.has("asks.have_left", view.before)
                    and not question_figures(view.before))
+        # ("… the congés payés I have left. How much would the company pay me for those days?": the balance the
+        # question itself names)
+        follows = follows or not figures and not most and q.has("asks.those", text) and q.has("asks.my_remaining", text)
         whole = whole or follows
         if not q.has("asks.pay", text) or q.has("asks.multiple", text) or q.has("asks.premium", text) \
                 or not (len(figures) == 1 or not figures and (whole or most)):
