@@ -747,9 +747,13 @@ def test_the_one_value_a_question_names_must_be_a_condition_of_the_query(clinic)
     assert names_value("IT", "What is the average salary in IT?")
     assert not names_value("People", "How many people report to me?")
     assert names_value("Comercial", "What's the average base salary in the Comercial department?")
-    # Two values named, or a breakdown asked for: the model chooses, "none" included.
-    for q, grouping in (("How many Part-Time people work in Nursing?", False),
-                        ("How many people per department work in Nursing?", True),
+    # Two values of two columns named: both are conditions ("the active employees at the Waverly clinic").
+    rules = dict(line.split(" ::= ", 1) for line in SlotGrammar(
+        clinic, hr, question="How many Part-Time people work in Nursing?", grouping=False).grammar().splitlines())
+    assert rules["filter"].startswith("namedcond") and '"\\"Nursing\\""' in rules["namedcond"] \
+        and '"\\"Part-Time\\""' in rules["namedcond"] and " and " in rules["namedcond"]
+    # A breakdown asked for, or nothing named: the model chooses, "none" included.
+    for q, grouping in (("How many people per department work in Nursing?", True),
                         ("What's the average pay rate?", False)):
         rules = dict(line.split(" ::= ", 1) for line in
                      SlotGrammar(clinic, hr, question=q, grouping=grouping).grammar().splitlines())

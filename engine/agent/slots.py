@@ -378,8 +378,11 @@ class SlotGrammar:
         named = [(c, v) for c, v in named
                  if not any(set(_tokens(v)) < set(_tokens(v2)) for _, v2 in named)]
         self.named = named  # (values the question names by their meaning: a filter on one is asked for)
-        must_name = len(named) == 1 and not must_compare and not self.grouping \
-            and not any(c == named[0][0] and v == named[0][1] for c, _, v in self.carried)
+        # (several values of several columns named: "the active employees at the Waverly clinic" is the status and
+        # the site, each a condition; a model given the choice filtered on a department "Clinical")
+        must_name = 1 <= len(named) <= 3 and len({c for c, _ in named}) == len(named) and not must_compare \
+            and not self.grouping \
+            and not any(c == nc and v == nv for c, _, v in self.carried for nc, nv in named)
         # "Who on my team works part-time?" where no column says so: fewer hours than the data's usual week
         week = "" if must_compare or must_name or named else self._week_condition()
         if self.numeric and (figures or not self.question):
@@ -432,7 +435,7 @@ class SlotGrammar:
              f'filter ::= {_lit(week)}' + more if week else
              'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else "")),
             *([f"carried ::= {_lit(filter_text(self.carried))}"] if self.carried else []),
-            *([f'namedcond ::= {_lit(_q(named[0][0]))} (" is " | " is not ") {_lit(_q(named[0][1]))}']
+            *(['namedcond ::= ' + ' " and " '.join(f'{_lit(_q(c))} (" is " | " is not ") {_lit(_q(v))}' for c, v in named)]
               if must_name else []),
             *(['numcond ::= numcol (" above " | " below " | " at least " | " at most ") number']
               if must_compare else []),
