@@ -371,7 +371,18 @@ def test_a_clear_vote_decides_without_the_model_and_unclear_ones_offer_few_kinds
     limited = router.vote("Which of my direct reports has the most sick days left?", ["policy", "small_talk", "other"])
     assert set(limited.candidates) <= {"policy", "small_talk", "other"}
     grammar = Router.grammar(unclear.candidates)
-    assert all(KINDS[k] in grammar for k in unclear.candidates)
+    assert all(f'"{Router.choices(unclear.candidates)[k]}"' in grammar for k in unclear.candidates)
+
+
+def test_the_model_s_choice_of_kind_ends_at_the_word_that_tells_the_candidates_apart():
+    choices = Router.choices(["policy", "policy_me", "policy_calc"])
+    assert choices == {"policy": "what", "policy_me": "a policy applied to me", "policy_calc": "a policy applied to my"}
+    # a kind's whole words (17 tokens for my own record's) once ran past the tokens allowed and read as another kind
+    assert Router.choices(["my_calc", "my_data"]) == {"my_calc": "a calculation", "my_data": "a fact"}
+    assert Router.choices(["calculation", "my_data"])["my_data"] == "a"
+    assert Router.parse("a fact\n", ["my_calc", "my_data"]) == "my_data"
+    assert Router.parse(KINDS["my_data"], ["my_calc", "my_data"]) == "my_data"
+    assert Router.parse("nonsense", ["my_calc", "my_data"]) == "my_calc"
 
 
 def test_the_router_bank_and_the_worked_examples_hold_no_test_split_question():

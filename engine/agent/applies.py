@@ -65,25 +65,6 @@ _LEAD_TIME = re.compile(r"\b\d+\s+(?:full\s+|calendar\s+|working\s+|business\s+)
                         r"(?:before|in advance|prior to|ahead of|beforehand)\b", re.I)
 _SERVICE = re.compile(r"service|employ|tenure|worked|with the company|seniority|years? of|introductory|probation"
                       r"|new (?:employees|hires|starters)|hire date|start date", re.I)
-#: What a question calls a relative, and the word a handbook's list uses.
-RELATIVES = {
-    "grandmother": "grandparent", "grandfather": "grandparent", "grandma": "grandparent", "grandpa": "grandparent",
-    "granny": "grandparent", "grandparent": "grandparent", "grandson": "grandchild", "granddaughter": "grandchild",
-    "grandchild": "grandchild", "mother-in-law": "in-law", "father-in-law": "in-law", "sister-in-law": "in-law",
-    "brother-in-law": "in-law", "mother": "parent", "father": "parent", "mom": "parent", "mum": "parent",
-    "dad": "parent", "parent": "parent", "stepmother": "parent", "stepfather": "parent", "wife": "spouse",
-    "husband": "spouse", "spouse": "spouse", "partner": "partner", "son": "child", "daughter": "child",
-    "child": "child", "baby": "child", "brother": "sibling", "sister": "sibling", "sibling": "sibling",
-    "aunt": "aunt", "uncle": "uncle", "cousin": "cousin", "niece": "niece", "nephew": "nephew",
-}
-#: Words a list may use for the same relative.
-_ALIASES = {"spouse": ("spouse", "husband", "wife", "married"), "partner": ("partner",),
-            "parent": ("parent", "mother", "father"), "child": ("child", "children", "son", "daughter"),
-            "sibling": ("sibling", "brother", "sister"), "grandparent": ("grandparent",),
-            "grandchild": ("grandchild",), "in-law": ("in-law", "in law"), "aunt": ("aunt",), "uncle": ("uncle",),
-            "cousin": ("cousin",), "niece": ("niece",), "nephew": ("nephew",)}
-
-
 def _value(text: str) -> float:
     return float(_WORDS.get(text.lower(), text)) if not text[0].isdigit() else float(text)
 
@@ -116,14 +97,12 @@ _BACK = re.compile(r"\b(?:those|these|the same|said|both)\s+$", re.I)
 
 
 def question_relative(question: str) -> str:
-    """The relative a question names, in a handbook's word ("grandmother" -> "grandparent"), or ""."""
-    words = re.findall(r"[a-z]+(?:-in-law)?", question.lower())
-    for word in words:
-        if word in RELATIVES:
-            return RELATIVES[word]
-        if word.endswith("s") and word[:-1] in RELATIVES:
-            return RELATIVES[word[:-1]]
-    return ""
+    """The kind of relative a question names first, in any of eight languages' words ("grandmother" ->
+    "grandparent", "mon beau-père" -> "in-law"; ``engine/policy/lang``), or ""."""
+    from engine.data.vocab import vocabulary
+    from engine.policy.terms import relatives_named
+
+    return next(iter(relatives_named(question, {vocabulary().question_language(question)})), "")
 
 
 def _ranges(text: str) -> list[tuple[str, float, float | None, str]]:
@@ -206,10 +185,27 @@ _SEGMENT = re.compile(r";\s*|\.\s+")
 _LOWER = ("above", "at_least")
 
 
-def relative_applies(unit_text: str, relative: str) -> bool:
-    words = _ALIASES.get(relative, (relative,))
-    low = unit_text.lower()
-    return any(re.search(r"\b" + re.escape(w) + r"s?\b", low) for w in words)
+def relative_applies(unit_text: str, relative: str, languages: set[str] | None = None) -> bool:
+    """Whether a row names the kind of relative ``relative``, in the words of ``languages`` (and English's)."""
+    from engine.policy.terms import relatives_named
+
+    return relative in relatives_named(unit_text, languages)
+
+
+def _own_event_row(siblings, rows: set[str], topics: set[str], langs: set[str], verdicts: dict) -> None:
+    """A question about the asker's own event, naming no relative ("Ik ga trouwen"), of a table whose rows of
+    that topic are a relative's and one that is nobody's in particular or the employee's ("Huwelijk van de
+    werknemer: 2 dagen" beside "Huwelijk van een kind, broer, zus, vader of moeder: de dag van het huwelijk"):
+    that one row applies, the relatives' rows of the topic do not."""
+    from engine.policy.terms import named_concepts, relatives_named
+
+    topical = [u for u in siblings if u.label in rows and topics & named_concepts(u.text)]
+    kin = [u for u in topical if relatives_named(u.text, langs)]
+    own = [u for u in topical if u not in kin]
+    if kin and len(own) == 1 and not any(verdicts[u.label][0] == "applies" for u in topical):
+        verdicts[own[0].label] = ("applies", "your own")
+        for u in kin:
+            verdicts[u.label] = ("not", "")
 
 
 _ROW = re.compile(r"^\s*(?:[-*•–]|\(?[0-9]{1,2}(?:\.[0-9]{1,2})?[.)]?|\(?[a-z][.)]|\([ivx]{1,4}\))\s+|^[^:;]{1,60}: [^;]+; ")
@@ -385,8 +381,14 @@ def mark_units(units, heading_of, question: str, service: Figure | None, job: st
     sibling row applies; running text is only marked. In a two-way table (one column per range of service),
     the row of the person's own value of the column its key names (``record``: role -> (label, value)) applies,
     with the cell of their service."""
+    from engine.agent.sentences import self_words
+    from engine.data.vocab import vocabulary
+    from engine.policy.terms import named_concepts
+
     figures = question_figures(question)
     relative = question_relative(question)
+    # "Je me marie le 9 octobre": the asker's own event, of the topics the question names
+    own_event = named_concepts(question) if not relative and self_words().search(question) else set()
     applies: dict[str, str] = {}
     ruled_out: set[str] = set()
     by_passage: dict[int, list] = {}
@@ -394,17 +396,20 @@ def mark_units(units, heading_of, question: str, service: Figure | None, job: st
         by_passage.setdefault(u.passage, []).append(u)
     for siblings in by_passage.values():
         rows = {u.label for u in siblings if is_row(u.text)} | parallel_rows(siblings)
+        langs = {vocabulary().question_language(" ".join(u.text for u in siblings))}
         verdicts = {}
         for u in siblings:
             # In running text a figure of the question says little ("up to 40 hours" is no row to choose);
             # the person's service does ("employees with five or more years of service accrue …").
             verdict, why = judge(u.text, heading_of(u), figures if u.label in rows else [], service)
             if relative and u.label in rows:
-                if relative_applies(u.text, relative):
+                if relative_applies(u.text, relative, langs):
                     verdict, why = "applies", relative
-                elif any(relative_applies(s.text, relative) for s in siblings if s.label in rows):
+                elif any(relative_applies(s.text, relative, langs) for s in siblings if s.label in rows):
                     verdict = "not"
             verdicts[u.label] = (verdict, why)
+        if not relative and own_event:
+            _own_event_row(siblings, rows, own_event, langs, verdicts)
         if job:
             named = [u for u in siblings if u.label in rows and names_job(u.text, job)]
             if len(named) == 1:  # (one row names the job: the others are other jobs' rows)

@@ -155,15 +155,32 @@ class Router:
         return vote
 
     @staticmethod
-    def grammar(candidates: list[str]) -> str:
-        """GBNF of the model's choice: one of the candidate kinds' words, then a line end."""
-        options = " | ".join(f'"{KINDS[k]}"' for k in candidates)
+    def choices(candidates: list[str]) -> dict[str, str]:
+        """Each candidate kind's words up to the first word that no other candidate has at that place ("what",
+        "a policy applied to me", "a policy applied to my"). Under a grammar the model's choice is made at that
+        word, and the forced words after it cost a decode each (and a long kind's words ran past the tokens
+        allowed, which read as no choice)."""
+        out = {}
+        for kind in candidates:
+            words = KINDS[kind].split(" ")
+            others = [KINDS[o].split(" ") for o in candidates if o != kind]
+            n = 1
+            while n < len(words) and any(o[:n] == words[:n] for o in others):
+                n += 1
+            out[kind] = " ".join(words[:n])
+        return out
+
+    @classmethod
+    def grammar(cls, candidates: list[str]) -> str:
+        """GBNF of the model's choice: one of the candidate kinds (its first words, :meth:`choices`), then a
+        line end."""
+        options = " | ".join(f'"{words}"' for words in cls.choices(candidates).values())
         return f'root ::= ({options}) "\\n"\n'
 
-    @staticmethod
-    def parse(text: str, candidates: list[str]) -> str:
+    @classmethod
+    def parse(cls, text: str, candidates: list[str]) -> str:
         words = text.strip()
-        for k in candidates:
-            if KINDS[k] == words:
-                return k
+        for kind, first in cls.choices(candidates).items():
+            if words in (first, KINDS[kind]):
+                return kind
         return candidates[0]

@@ -99,9 +99,15 @@ def asked_aggregate(question: str) -> str:
     words = aggregate_words()
     if "relative" in words:  # ("the people who report to me": no question of who)
         question = words["relative"].sub(" ", question)
-    if "names" in words and words["names"].search(question) and not ("number" in words and
-                                                                      words["number"].search(question)):
-        return "names"
+    names = words["names"].search(question) if "names" in words else None
+    if names and not ("number" in words and words["number"].search(question)):
+        # ("What's the combined PTO balance of the hygienists who report to me?": a who after the figure asked for
+        # qualifies whose figure it is; "Who has the highest total overtime?" asks who)
+        figure = next((m for kind in ("average", "median", "total") if kind in words
+                       for m in [words[kind].search(question)] if m), None)
+        if figure is None or names.start() < figure.start():
+            return "names"
+        question = question[:names.start()]
     if "headcount" in words and words["headcount"].search(question):
         return "count"
     if "count" in words and words["count"].search(question):

@@ -20,7 +20,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from engine.agent.sentences import asked_aggregate, asked_tenure, asks_several
+from engine.agent.sentences import asked_aggregate, asked_tenure, asks_several, self_words
 from engine.data.access import manager_keys
 from engine.data.employees import normalise_name, unsort_name
 from engine.errors import ToolInputError
@@ -227,11 +227,12 @@ def names_meaning(value: str, text: str, itself: bool = False) -> bool:
 
 
 def names_own_word(value: str, values: list[str], text: str) -> bool:
-    """Does ``text`` name a word of ``value`` (six letters or more) that no other of ``values`` has
-    ("introductory" of "Active - Introductory", beside "Active" and "Active - Notice")?"""
+    """Does ``text`` name a word of ``value`` (five letters or more) that no other of ``values`` has
+    ("introductory" of "Active - Introductory", beside "Active" and "Active - Notice"; "leave" of "Leave of
+    Absence", beside "Active" and "Terminated")?"""
     asked = set(_tokens(text))
     others = {w for v in values if v != value for w in _tokens(v)}
-    return any(len(w) >= 6 and w in asked and w not in others for w in _tokens(value))
+    return any(len(w) >= 5 and w in asked and w not in others for w in _tokens(value))
 
 
 def question_dates(text: str) -> list[str]:
@@ -358,9 +359,15 @@ class SlotGrammar:
         # department") must be a condition: a model once wrote "Filter: none" and averaged the whole company.
         # (not a manager column: "What is Margaret Okafor's salary?" names a person, not her reports)
         kinds = {c for c in textcols if {"status", "employment_type", "pay_basis"} & set(self.table.columns[c].roles)}
+        # A job title is a common noun, named in any case and number ("our production operators (the opérateurs
+        # and opératrices de production)" for "Opérateur/Opératrice de production", "orderpickers"), but not the
+        # asker's own ("my manager" names no job title "Manager").
+        titles = {c for c in textcols if "job_title" in self.table.columns[c].roles}
+        unowned = self_words().sub(" ", re.sub(self_words().pattern + r"\s+[\w'’-]+", " ", self.question))
         named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
-                 for v in self.values[c] if self.question and (names_value(v, self.question, c not in kinds)
-                                                               or names_meaning(v, self.question, c in kinds))]
+                 for v in self.values[c] if self.question and (
+                     names_value(v, self.question, c not in kinds) or names_meaning(v, self.question, c in kinds)
+                     or c in titles and names_value(v, unowned, False))]
         if not named and self.question:
             # "Who is still in their introductory period?", the data's status "Active - Introductory": the one
             # value of a status column with a word the question names that no other value of it has

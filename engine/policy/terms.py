@@ -121,3 +121,29 @@ def named_in(text: str, handbook: bool = False) -> dict[str, set[str]]:
         if langs:
             out[concept] = langs
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _relative_phrases() -> list[tuple[str, str, int, re.Pattern]]:
+    """(language, kind, length, pattern) for each phrase of every language's ``[relatives]``, longest first."""
+    out = []
+    for path in sorted(LANG_DIR.glob("*.toml")):
+        kinds = tomllib.loads(path.read_text(encoding="utf-8")).get("relatives", {})
+        out += [(path.stem, kind, len(phrase), re.compile(_pattern(phrase))) for kind, phrases in kinds.items()
+                for phrase in phrases]
+    return sorted(out, key=lambda row: -row[2])
+
+
+def relatives_named(text: str, languages: set[str] | None = None) -> list[str]:
+    """The kinds of relative ``text`` names ("child", "parent", "in_law", …), in the order it names them, in the
+    words of ``languages`` (English's always: a Dutch "kind" is no English one). A longer phrase is read before
+    the words inside it ("grand-père" is a grandparent, not also a "père")."""
+    rest = _fold(text)
+    found: list[tuple[int, str]] = []
+    for code, kind, _, pattern in _relative_phrases():
+        if languages is not None and code != "en" and code not in languages:
+            continue
+        for m in pattern.finditer(rest):
+            found.append((m.start(), kind))
+        rest = pattern.sub(lambda m: " " * len(m.group(0)), rest)
+    return list(dict.fromkeys(kind for _, kind in sorted(found)))

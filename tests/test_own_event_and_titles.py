@@ -1,0 +1,125 @@
+"""Whose event a row of a leave table is, job titles named as common nouns, "combined" after "who", "anyone"."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.agent.applies import mark_units, question_relative
+from engine.agent.sentences import asked_aggregate
+from engine.agent.slots import SlotGrammar, names_own_word
+from engine.data.access import make_viewer
+from engine.data.columns import is_hr_department
+from engine.data.employees import load_employees
+from engine.policy.terms import relatives_named
+
+
+class _Unit:
+    def __init__(self, label: str, text: str, passage: int = 0) -> None:
+        self.label, self.text, self.passage = label, text, passage
+
+
+FR_ROWS = [
+    _Unit("own", "Événement: Mariage ou conclusion d'un PACS du salarié; Durée du congé rémunéré: 5 jours ouvrables"),
+    _Unit("child", "Événement: Mariage d'un enfant; Durée du congé rémunéré: 1 jour ouvrable"),
+    _Unit("birth", "Événement: Naissance ou adoption d'un enfant; Durée du congé rémunéré: 3 jours ouvrables"),
+]
+NL_ROWS = [
+    _Unit("own", "Gebeurtenis: Huwelijk van de werknemer; Klein verlet: 2 dagen"),
+    _Unit("kin", "Gebeurtenis: Huwelijk van een kind, broer, zus, vader of moeder; Klein verlet: de dag van het huwelijk"),
+]
+
+
+def _marks(rows, question):
+    return mark_units(rows, lambda u: "", question, None)
+
+
+@pytest.mark.parametrize("rows,question", [
+    (FR_ROWS, "Bonjour, je me marie le 9 octobre. J'ai droit à combien de jours de congé pour mon mariage ?"),
+    (NL_ROWS, "Ik ga in oktober trouwen. Hoeveel dagen klein verlet krijg ik daarvoor?"),
+])
+def test_my_own_event_is_the_row_of_no_relative(rows, question):
+    applies, ruled_out = _marks(rows, question)
+    assert list(applies) == ["own"]
+    assert "own" not in ruled_out and (ruled_out & {"child", "kin"})
+
+
+def test_a_relative_named_picks_that_relative_s_rows():
+    applies, ruled_out = _marks(FR_ROWS, "Mon fils se marie en juin : combien de jours de congé ?")
+    assert "child" in applies and "own" in ruled_out
+
+
+def test_a_question_not_in_the_first_person_chooses_no_row():
+    assert _marks(FR_ROWS, "Combien de jours de congé pour un mariage ?") == ({}, set())
+
+
+def test_two_rows_of_nobody_in_particular_leave_the_choice_open():
+    rows = [_Unit("a", "Event: Wedding; Leave: 3 days"), _Unit("b", "Event: Wedding (civil ceremony); Leave: 1 day"),
+            _Unit("c", "Event: Wedding of a child; Leave: 1 day")]
+    assert _marks(rows, "I'm getting married in May, how many days do I get?")[0] == {}
+
+
+@pytest.mark.parametrize("text,languages,kinds", [
+    ("Décès d'un grand-parent ou d'un petit-enfant", {"fr"}, ["grandparent", "grandchild"]),
+    ("Can I take leave for my mother-in-law's funeral?", {"en"}, ["in-law"]),
+    ("Huwelijk van een kind, broer, zus, vader of moeder", {"nl"}, ["child", "sibling", "parent"]),
+    ("Tod der Schwiegermutter oder des Ehegatten", {"de"}, ["in-law", "spouse"]),
+    ("What kind of leave do I get?", {"en"}, []),  # a Dutch or German "kind" is no English one
+    ("Mariage ou conclusion d'un PACS du salarié", {"fr"}, []),
+])
+def test_relatives_are_named_in_each_language_s_words(text, languages, kinds):
+    assert relatives_named(text, languages) == kinds
+
+
+def test_a_question_s_relative_in_its_own_language():
+    assert question_relative("Mi abuela ha fallecido, ¿cuántos días tengo?") == "grandparent"
+    assert question_relative("What kind of leave can I take?") == ""
+
+
+@pytest.mark.parametrize("question,asked", [
+    ("What's the combined PTO balance of the hygienists who report to me?", "total"),
+    ("What is the average salary of the nurses who joined in 2020?", "average"),
+    ("Who has the highest total overtime?", "names"),
+    ("Is anyone on my team out on leave at the moment?", "names"),
+    ("Est-ce que quelqu'un de mon équipe a quitté l'entreprise ?", "names"),
+    ("Who reports to me?", "names"),
+])
+def test_what_a_data_question_asks_for(question, asked):
+    assert asked_aggregate(question) == asked
+
+
+def test_a_status_named_by_a_word_of_five_letters_no_other_status_has():
+    statuses = ["Active", "Leave of Absence", "Terminated"]
+    assert names_own_word("Leave of Absence", statuses, "Is anyone on my team out on leave at the moment?")
+    assert not names_own_word("Parental Leave", ["Parental Leave", "Sick Leave"], "Who is on leave?")
+
+
+@pytest.fixture
+def depot(tmp_path):
+    path = tmp_path / "personeel.csv"
+    rows = ["Personeelsnummer;Achternaam;Voornaam;Afdeling;Functie;Bruto uurloon;Leidinggevende",
+            "1;Maes;Sofie;Personeelsdienst;Payroll-medewerker;;",
+            "2;Claes;Jens;Magazijn;Orderpicker;16,85;1",
+            "3;Peeters;An;Magazijn;Orderpicker;16,20;1",
+            "4;Janssens;Tom;Magazijn;Manager;24,00;1",
+            "5;Wouters;Lien;Transport;Chauffeur;18,00;4"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return load_employees(path)
+
+
+def _named(table, question, viewer):
+    grammar = SlotGrammar(table, make_viewer(table, viewer), question=question, grouping=False)
+    grammar.grammar()
+    return grammar.named
+
+
+def test_a_job_title_is_named_in_the_plural_and_lower_case(depot):
+    assert _named(depot, "What's the average gross hourly wage of our orderpickers?", "Sofie Maes") == \
+        [("Functie", "Orderpicker")]
+
+
+def test_my_own_manager_names_no_job_title(depot):
+    assert _named(depot, "What is the hourly wage of my manager?", "Lien Wouters") == []
+
+
+def test_a_dutch_personnel_service_is_hr():
+    assert is_hr_department("Personeelsdienst", {"nl"}) and not is_hr_department("Magazijn", {"nl"})
