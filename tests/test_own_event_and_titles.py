@@ -26,6 +26,8 @@ FR_ROWS = [
 NL_ROWS = [
     _Unit("own", "Gebeurtenis: Huwelijk van de werknemer; Klein verlet: 2 dagen"),
     _Unit("kin", "Gebeurtenis: Huwelijk van een kind, broer, zus, vader of moeder; Klein verlet: de dag van het huwelijk"),
+    # (every row names "klein verlet", a topic of the question too: it tells no row apart)
+    _Unit("move", "Gebeurtenis: Verhuis (één keer per kalenderjaar); Klein verlet: 1 dag"),
 ]
 
 
@@ -123,3 +125,14 @@ def test_my_own_manager_names_no_job_title(depot):
 
 def test_a_dutch_personnel_service_is_hr():
     assert is_hr_department("Personeelsdienst", {"nl"}) and not is_hr_department("Magazijn", {"nl"})
+
+
+def test_two_job_titles_named_are_either_of_them(depot):
+    grammar = SlotGrammar(depot, make_viewer(depot, "Sofie Maes"), grouping=False,
+                          question="What's the average hourly wage of our orderpickers and chauffeurs?")
+    text = grammar.grammar()
+    assert sorted(grammar.named) == [("Functie", "Chauffeur"), ("Functie", "Orderpicker")]
+    assert "filter ::= namedcond" in text
+    query = grammar.parse('everyone\nFilter: "Functie" is "Orderpicker" and "Functie" is "Chauffeur"\n'
+                          'Result: average of "Bruto uurloon"\n')
+    assert query.filters == [("Functie", "is one of", '"Orderpicker", "Chauffeur"')]

@@ -199,7 +199,10 @@ def _own_event_row(siblings, rows: set[str], topics: set[str], langs: set[str], 
     that one row applies, the relatives' rows of the topic do not."""
     from engine.policy.terms import named_concepts, relatives_named
 
-    topical = [u for u in siblings if u.label in rows and topics & named_concepts(u.text)]
+    table = [(u, named_concepts(u.text)) for u in siblings if u.label in rows]
+    # (a topic every row names, "klein verlet" of a table of special leave, tells no row apart)
+    telling = {c for c in topics if not all(c in named for _, named in table)} or topics
+    topical = [u for u, named in table if telling & named]
     kin = [u for u in topical if relatives_named(u.text, langs)]
     own = [u for u in topical if u not in kin]
     if kin and len(own) == 1 and not any(verdicts[u.label][0] == "applies" for u in topical):

@@ -387,7 +387,9 @@ class SlotGrammar:
         self.named = named  # (values the question names by their meaning: a filter on one is asked for)
         # (several values of several columns named: "the active employees at the Waverly clinic" is the status and
         # the site, each a condition; a model given the choice filtered on a department "Clinical")
-        must_name = 1 <= len(named) <= 3 and len({c for c, _ in named}) == len(named) and not must_compare \
+        # (two values of one column are either of them: "the opérateurs and opératrices de production", the data's
+        # "Opérateur de production" and "Opératrice de production"; the query reads the pair as "is one of")
+        must_name = 1 <= len({c for c, _ in named}) <= 3 and len(named) <= 4 and not must_compare \
             and not self.grouping \
             and not any(c == nc and v == nv for c, _, v in self.carried for nc, nv in named)
         # "Who on my team works part-time?" where no column says so: fewer hours than the data's usual week
