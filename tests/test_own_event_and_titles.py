@@ -136,3 +136,16 @@ def test_two_job_titles_named_are_either_of_them(depot):
     query = grammar.parse('everyone\nFilter: "Functie" is "Orderpicker" and "Functie" is "Chauffeur"\n'
                           'Result: average of "Bruto uurloon"\n')
     assert query.filters == [("Functie", "is one of", '"Orderpicker", "Chauffeur"')]
+
+
+@pytest.mark.parametrize("title,question,others,named", [
+    ("Recepcionista", "¿Cuántas personas trabajan en recepción?", [], False),  # a stem is no word
+    ("Engineer", "How many people are in the Engineering team?", ["Engineering"], False),  # the department's word
+    ("Camarero", "¿Cuál es el salario medio de los camareros?", [], True),
+    ("Chauffeur", "Hoeveel verdienen onze chauffeurs gemiddeld?", [], True),
+    ("Manager", "Who is my manager?", [], False),
+])
+def test_a_job_title_is_named_by_whole_words(title, question, others, named):
+    from engine.agent.slots import names_title
+
+    assert names_title(title, question, others) is named

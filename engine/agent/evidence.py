@@ -226,6 +226,11 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
         return [], {}
     heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p, u in units}
     path = {u.label: p.section or "" for p, u in units}  # every level: "Remote work › Eligibility"
+    for label, title in inner_headings(passages).items():
+        # (a plain-text handbook's sub-heading inside the passage, "3.3 Titres-restaurant", is the heading of the
+        # sentences under it: "L'entreprise en finance 60 %" is about meal vouchers only by its heading)
+        heading[label] = f"{heading[label]} › {title}" if heading[label] else title
+        path[label] = f"{path[label]} › {title}" if path[label] else title
     applies, ruled_out = marks(passages, question, service, job, record)
     pool = [u for _, u in units if u.label not in ruled_out]
     texts = [f"{heading[u.label]}: {u.text}" if heading[u.label] else u.text for u in pool]
@@ -235,12 +240,31 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     sims = embedder.encode(texts) @ embedder.encode([f"{question} ({', '.join(english)})" if english else question])[0]
     # A unit that applies moves up, but only so far: one that applies and is about something else
     # (a tier of the accrual table for a question about cashing out) stays behind the relevant ones.
-    topical = _topical(pool, question)
+    topical = _topical(pool, question, heading)
     score = [float(sims[i]) + (bonus if pool[i].label in applies else 0.0)
               + HEADING_BONUS * shared_words(question, path[pool[i].label])
               + (CONCEPT_BONUS if pool[i].label in topical else 0.0) for i in range(len(pool))]
     order = sorted(range(len(pool)), key=lambda i: -score[i])
     return [pool[i] for i in order[:k]], {u.label: applies[u.label] for u in pool if u.label in applies}
+
+
+#: A unit that is a sub-heading: a short line with no sentence's end ("3.3 Titres-restaurant", "Overtime").
+_SUB_HEADING = re.compile(r"(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?[^\W\d][^.!?:;|]{1,58}")
+
+
+def inner_headings(passages: list[Passage]) -> dict[str, str]:
+    """label -> the sub-heading above a unit inside its passage, where the passage has sub-headings as units of
+    their own (a plain-text handbook's numbered titles); a heading is no heading of itself."""
+    out: dict[str, str] = {}
+    for p in passages:
+        current = ""
+        for u in p.units:
+            text = u.text.strip()
+            if len(text.split()) <= 6 and _SUB_HEADING.fullmatch(text) and not text[-1:].isdigit():
+                current = text
+            elif current:
+                out[u.label] = current
+    return out
 
 
 def _other_language(question: str, pool: list[Unit]) -> bool:
@@ -257,7 +281,7 @@ CONCEPT_BONUS = 0.1
 _FEW = 3
 
 
-def _topical(pool: list[Unit], question: str) -> set[str]:
+def _topical(pool: list[Unit], question: str, heading: dict[str, str] | None = None) -> set[str]:
     """Labels of the units that name a topic the question names (``engine/policy/lang``: "Ich heirate" and
     "eigene Eheschließung: 3 Arbeitstage" both name marriage) where at most a few units do: the embedder reads
     English, and a German question shares no word with the German row that answers it."""
@@ -266,7 +290,9 @@ def _topical(pool: list[Unit], question: str) -> set[str]:
     asked = named_in(question)
     if not asked:
         return set()
-    named = {u.label: {c: langs for c, langs in named_in(u.text, handbook=True).items() if c in asked} for u in pool}
+    heading = heading or {}
+    named = {u.label: {c: langs for c, langs in named_in(f"{heading.get(u.label, '')} {u.text}", handbook=True).items()
+                       if c in asked} for u in pool}
     counts = {c: sum(c in n for n in named.values()) for c in asked}
     # (English on both sides is the embedder's own to rank: only a topic named across languages moves a unit)
     return {label for label, n in named.items()

@@ -17,6 +17,7 @@ and audit log apply as to any query.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -204,6 +205,28 @@ def names_value(value: str, text: str, proper: bool = True) -> bool:
     return all(w in asked or (len(w) >= 5 and any(len(a) >= 5 and a[:5] == w[:5] for a in asked)) for w in words)
 
 
+def _same_word(word: str, asked: str) -> bool:
+    """``asked`` is ``word`` in another number or gender ("opérateurs", "camareras"): they share all of ``word``
+    but its last three letters, and five letters at least ("Recepcionista" is no "recepción")."""
+    common = len(os.path.commonprefix([word, asked]))
+    return word == asked or common >= max(5, len(word) - 3, len(asked) - 3)
+
+
+def names_title(value: str, text: str, others: list[str]) -> bool:
+    """Does ``text`` name the job title ``value`` as a common noun, in any case and number ("our production
+    operators (the opérateurs and opératrices de production)" for "Opérateur/Opératrice de production",
+    "orderpickers"), by words no value of another column it names has taken ("the Engineering team" names the
+    department, not also the job title "Engineer"), and not as the asker's own ("my manager")?"""
+    unowned = self_words().sub(" ", re.sub(self_words().pattern + r"\s+[\w'’-]+", " ", text))
+    taken = {w for other in others for w in _tokens(other)}
+    asked = [a for a in _tokens(unowned) if not any(_same_word(t, a) or t[:5] == a[:5] for t in taken if len(t) > 3)]
+    words = [w for w in _tokens(value) if len(w) > 1]
+    if not words or len(value.strip()) <= 3:
+        return False
+    return all(w in asked if len(w) <= 3 else any(_same_word(w, a) for a in asked) for w in words) and \
+        any(len(w) > 3 for w in words)
+
+
 def value_head(value: str) -> str:
     """The name at the head of a value that adds a descriptor after a dash or in brackets ("São José dos Pinhais -
     Fábrica", "Leeds (warehouse)": "São José dos Pinhais", "Leeds"); "" for a value with none."""
@@ -363,11 +386,12 @@ class SlotGrammar:
         # and opératrices de production)" for "Opérateur/Opératrice de production", "orderpickers"), but not the
         # asker's own ("my manager" names no job title "Manager").
         titles = {c for c in textcols if "job_title" in self.table.columns[c].roles}
-        unowned = self_words().sub(" ", re.sub(self_words().pattern + r"\s+[\w'’-]+", " ", self.question))
         named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
-                 for v in self.values[c] if self.question and (
-                     names_value(v, self.question, c not in kinds) or names_meaning(v, self.question, c in kinds)
-                     or c in titles and names_value(v, unowned, False))]
+                 for v in self.values[c] if self.question and (names_value(v, self.question, c not in kinds)
+                                                               or names_meaning(v, self.question, c in kinds))]
+        if self.question and titles:
+            named += [(c, v) for c in titles if c in self.values for v in self.values[c]
+                      if (c, v) not in named and names_title(v, self.question, [w for _, w in named])]
         if not named and self.question:
             # "Who is still in their introductory period?", the data's status "Active - Introductory": the one
             # value of a status column with a word the question names that no other value of it has
