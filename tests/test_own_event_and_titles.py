@@ -149,3 +149,18 @@ def test_a_job_title_is_named_by_whole_words(title, question, others, named):
     from engine.agent.slots import names_title
 
     assert names_title(title, question, others) is named
+
+
+def test_a_plain_text_sub_heading_heads_the_sentences_under_it():
+    from engine.agent.evidence import Passage, Unit, inner_headings
+
+    texts = ["9 ans, 12 % à partir de 12 ans.", "3.3 Titres-restaurant",
+             "Chaque salarié reçoit un titre-restaurant par jour travaillé.",
+             "L'entreprise en finance 60 %, soit 6,00 EUR par titre.", "Overtime", "Hours over 40 are paid at 1.5."]
+    passage = Passage(1, "accord.txt", "CHAPITRE 3", "", [Unit(f"1{c}", t, 1) for c, t in zip("abcdef", texts)])
+    assert inner_headings([passage]) == {"1c": "3.3 Titres-restaurant", "1d": "3.3 Titres-restaurant",
+                                         "1f": "Overtime"}
+    # rows of a table and sentences are no headings
+    rows = Passage(2, "h.md", "Leave", "", [Unit("2a", "Event: Wedding; Leave: 3 days", 2),
+                                            Unit("2b", "Annual leave: 25 days", 2)])
+    assert inner_headings([rows]) == {}
