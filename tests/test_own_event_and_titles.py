@@ -164,3 +164,17 @@ def test_a_plain_text_sub_heading_heads_the_sentences_under_it():
     rows = Passage(2, "h.md", "Leave", "", [Unit("2a", "Event: Wedding; Leave: 3 days", 2),
                                             Unit("2b", "Annual leave: 25 days", 2)])
     assert inner_headings([rows]) == {}
+
+
+def test_a_department_named_takes_no_job_title_by_its_first_letters(tmp_path):
+    path = tmp_path / "plantilla.csv"
+    rows = ["Nº empleado;Nombre;Departamento;Puesto;Salario bruto anual;Responsable",
+            "1;Ana Ruiz;Dirección;Directora;50000;", "2;Luis Gil;Cocina;Cocinero;21000;1",
+            "3;Eva Sanz;Cocina;Cocinera;19800;1", "4;Pablo Ortiz;Cocina;Ayudante de cocina;17640;1",
+            "5;Marta León;Recepción;Recepcionista;20000;1"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    table = load_employees(path)
+    assert _named(table, "¿Cuál es el salario bruto anual medio del departamento de Cocina?", "Ana Ruiz") == \
+        [("Departamento", "Cocina")]
+    assert _named(table, "¿Cuál es el salario medio de los cocineros y cocineras?", "Ana Ruiz") == \
+        [("Puesto", "Cocinera"), ("Puesto", "Cocinero")]

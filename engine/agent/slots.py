@@ -386,9 +386,11 @@ class SlotGrammar:
         # and opératrices de production)" for "Opérateur/Opératrice de production", "orderpickers"), but not the
         # asker's own ("my manager" names no job title "Manager").
         titles = {c for c in textcols if "job_title" in self.table.columns[c].roles}
+        # (a job title only by its whole words: "departamento de Cocina" names no "Cocinero" by their first letters)
         named = [(c, v) for c in textcols if c in self.values and "manager" not in self.table.columns[c].roles
-                 for v in self.values[c] if self.question and (names_value(v, self.question, c not in kinds)
-                                                               or names_meaning(v, self.question, c in kinds))]
+                 and c not in titles for v in self.values[c]
+                 if self.question and (names_value(v, self.question, c not in kinds)
+                                       or names_meaning(v, self.question, c in kinds))]
         if self.question and titles:
             named += [(c, v) for c in titles if c in self.values for v in self.values[c]
                       if (c, v) not in named and names_title(v, self.question, [w for _, w in named])]
