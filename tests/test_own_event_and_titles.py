@@ -35,7 +35,16 @@ def _marks(rows, question):
     return mark_units(rows, lambda u: "", question, None)
 
 
+ES_ROWS = [
+    _Unit("own", "Causa: Matrimonio o inscripción como pareja de hecho; Duración del permiso: 15 días naturales"),
+    _Unit("kin", "Causa: Fallecimiento de cónyuge, pareja de hecho o hijo; Duración del permiso: 5 días naturales"),
+    _Unit("move", "Causa: Traslado del domicilio habitual dentro de la misma localidad; Duración del permiso: 1 día"),
+]
+
+
 @pytest.mark.parametrize("rows,question", [
+    # (the couple registered is the event itself, not a relative: "pareja de hecho" in the asker's own row)
+    (ES_ROWS, "Hola! Me caso en mayo del año que viene, ¿cuántos días de permiso me dan por la boda?"),
     (FR_ROWS, "Bonjour, je me marie le 9 octobre. J'ai droit à combien de jours de congé pour mon mariage ?"),
     (NL_ROWS, "Ik ga in oktober trouwen. Hoeveel dagen klein verlet krijg ik daarvoor?"),
 ])

@@ -197,13 +197,14 @@ def _own_event_row(siblings, rows: set[str], topics: set[str], langs: set[str], 
     that topic are a relative's and one that is nobody's in particular or the employee's ("Huwelijk van de
     werknemer: 2 dagen" beside "Huwelijk van een kind, broer, zus, vader of moeder: de dag van het huwelijk"):
     that one row applies, the relatives' rows of the topic do not."""
-    from engine.policy.terms import named_concepts, relatives_named
+    from engine.policy.terms import named_concepts, relatives_named, without_concepts
 
     table = [(u, named_concepts(u.text)) for u in siblings if u.label in rows]
     # (a topic every row names, "klein verlet" of a table of special leave, tells no row apart)
     telling = {c for c in topics if not all(c in named for _, named in table)} or topics
     topical = [u for u, named in table if telling & named]
-    kin = [u for u in topical if relatives_named(u.text, langs)]
+    # (the topic's own words name no relative: "inscripción como pareja de hecho" is the asker's own event)
+    kin = [u for u in topical if relatives_named(without_concepts(u.text, telling), langs)]
     own = [u for u in topical if u not in kin]
     if kin and len(own) == 1 and not any(verdicts[u.label][0] == "applies" for u in topical):
         verdicts[own[0].label] = ("applies", "your own")

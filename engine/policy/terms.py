@@ -147,3 +147,13 @@ def relatives_named(text: str, languages: set[str] | None = None) -> list[str]:
             found.append((m.start(), kind))
         rest = pattern.sub(lambda m: " " * len(m.group(0)), rest)
     return list(dict.fromkeys(kind for _, kind in sorted(found)))
+
+
+def without_concepts(text: str, wanted: set[str]) -> str:
+    """``text`` with the handbook's phrases of the ``wanted`` concepts blanked out ("Matrimonio o inscripción como
+    pareja de hecho" with marriage's phrases out names no partner: the couple is the event, not a relative)."""
+    rest = _fold(text)
+    for concept in wanted:
+        for pattern in _handbook_patterns().get(concept, {}).values():
+            rest = pattern.sub(lambda m: " " * len(m.group(0)), rest)
+    return rest
