@@ -93,6 +93,7 @@ def test_a_question_s_relative_in_its_own_language():
     ("Is anyone on my team out on leave at the moment?", "names"),
     ("Est-ce que quelqu'un de mon équipe a quitté l'entreprise ?", "names"),
     ("Who reports to me?", "names"),
+    ("Which of the camareras de pisos on my team has the most vacation days still pending?", "names"),
 ])
 def test_what_a_data_question_asks_for(question, asked):
     assert asked_aggregate(question) == asked
@@ -187,3 +188,23 @@ def test_a_department_named_takes_no_job_title_by_its_first_letters(tmp_path):
         [("Departamento", "Cocina")]
     assert _named(table, "¿Cuál es el salario medio de los cocineros y cocineras?", "Ana Ruiz") == \
         [("Puesto", "Cocinera"), ("Puesto", "Cocinero")]
+
+
+def test_a_flexitime_account_is_the_record_s_balance_of_hours():
+    from engine.agent.route_check import asks_record_field
+
+    record = ["Gleitzeitsaldo (Std.)", "Resturlaub (Tage)"]
+    assert asks_record_field("how many hours have i got on my flexitime account right now?", record) == \
+        "overtime_balance"
+    assert asks_record_field("What are the core hours of flexitime?", record) == ""
+
+
+@pytest.mark.parametrize("text,found", [
+    ("How many hours of annual leave have my lads in maintenance got left between them?", "my lads"),
+    ("Who in my maintenance team is off today?", "my maintenance team"),
+])
+def test_more_words_for_my_team(text, found):
+    from engine.agent.sentences import team_words
+
+    match = team_words().search(text)
+    assert match and match.group() == found

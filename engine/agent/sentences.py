@@ -41,7 +41,8 @@ def _phrases(phrases) -> re.Pattern:
     "…" up to two words ("my … guys": "my warehouse guys", "my night shift guys")."""
     def one(phrase: str) -> str:
         if "…" in phrase:
-            return r"\s+(?:[\w'’-]+\s+){0,2}".join(one(piece.strip()) for piece in phrase.split("…"))
+            # (not a possessive between: "my manager's team" is not my team)
+            return r"\s+(?:(?![\w-]*['’]s\s)[\w'’-]+\s+){0,2}".join(one(piece.strip()) for piece in phrase.split("…"))
         return re.escape(phrase[:-1]) + r"\w*" if phrase.endswith("*") else re.escape(phrase)
 
     alternatives = "|".join(one(p) for p in sorted(set(phrases), key=len, reverse=True))
