@@ -93,7 +93,9 @@ def test_a_question_s_relative_in_its_own_language():
     ("Is anyone on my team out on leave at the moment?", "names"),
     ("Est-ce que quelqu'un de mon équipe a quitté l'entreprise ?", "names"),
     ("Who reports to me?", "names"),
-    ("Which of the camareras de pisos on my team has the most vacation days still pending?", "names"),
+    # (a bare "someone" is no question of who: "Wat verdient iemand gemiddeld?" asks an average)
+    ("Wat verdient iemand gemiddeld in het magazijn?", "average"),
+    ("Is er iemand in mijn team met ouderschapsverlof?", "names"),
 ])
 def test_what_a_data_question_asks_for(question, asked):
     assert asked_aggregate(question) == asked
@@ -208,3 +210,57 @@ def test_more_words_for_my_team(text, found):
 
     match = team_words().search(text)
     assert match and match.group() == found
+
+
+@pytest.mark.parametrize("text,heading", [
+    ("3.3 Titres-restaurant", True), ("Carrying Leave Over", True), ("Maximum 3 days per year", False),
+    ("Overtime is paid at 150 %", False), ("Niet van toepassing op stagiairs", False), ("x y", False),
+])
+def test_what_is_a_sub_heading(text, heading):
+    from engine.agent.evidence import Passage, Unit, inner_headings
+
+    passage = Passage(1, "h.txt", "", "", [Unit("1a", text, 1), Unit("1b", "Something else is said here.", 1)])
+    assert bool(inner_headings([passage])) is heading
+
+
+@pytest.mark.parametrize("question,relative", [
+    ("¿Cuántos días son por matrimonio?", ""),  # a Spanish "son" is "are"
+    ("Combien de jours pour son mariage ?", ""),  # a French "son" is "his"
+    ("My stepson is getting married in June", "child"),
+])
+def test_false_friends_name_no_relative(question, relative):
+    assert question_relative(question) == relative
+
+
+@pytest.mark.parametrize("question", [
+    "My best friend is getting married, how many days do I get?",
+    "How many days off do I get for my colleague's wedding?",
+])
+def test_someone_else_s_event_is_not_mine(question):
+    rows = [_Unit("own", "Event: Wedding of the employee; Leave: 3 days"),
+            _Unit("kin", "Event: Wedding of a child or sibling; Leave: 1 day")]
+    assert _marks(rows, question) == ({}, set())
+
+
+def test_a_short_question_s_relative_in_the_handbook_s_language():
+    rows = [_Unit("kin", "Causa: Fallecimiento de padres, hermanos o abuelos; Duración del permiso: 3 días"),
+            _Unit("other", "Causa: Fallecimiento de otros familiares; Duración del permiso: 1 día")]
+    applies, ruled_out = _marks(rows, "Murió mi abuela")
+    assert applies == {"kin": "grandparent"} and ruled_out == {"other"}
+
+
+def test_leave_balances_are_no_status_of_leave():
+    statuses = ["Active", "Leave of Absence", "Terminated"]
+    assert not names_own_word("Leave of Absence", statuses, "How many days of annual leave does my team have left?")
+
+
+@pytest.mark.parametrize("title,question,named", [
+    ("Trainer", "Who on my team has overdue training?", False),
+    ("Medewerker", "Wat is het gemiddelde uurloon van de medewerkers?", False),
+    ("Cameriere", "Quanto guadagnano in media i camerieri?", True),
+    ("Orderpicker", "How many of my orderpickers are on leave?", True),
+])
+def test_job_titles_by_their_forms_only(title, question, named):
+    from engine.agent.slots import names_title
+
+    assert names_title(title, question, []) is named

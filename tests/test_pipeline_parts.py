@@ -371,7 +371,11 @@ def test_a_clear_vote_decides_without_the_model_and_unclear_ones_offer_few_kinds
     limited = router.vote("Which of my direct reports has the most sick days left?", ["policy", "small_talk", "other"])
     assert set(limited.candidates) <= {"policy", "small_talk", "other"}
     grammar = Router.grammar(unclear.candidates)
-    assert all(f'"{Router.choices(unclear.candidates)[k]}"' in grammar for k in unclear.candidates)
+    # each kind left is offered by words no other kind left starts with, and reads back as itself
+    words = Router.choices(unclear.candidates)
+    assert all(f'"{words[k]}"' in grammar and Router.parse(words[k] + "\n", unclear.candidates) == k
+               for k in unclear.candidates)
+    assert len(set(words.values())) == len(words)
 
 
 def test_the_model_s_choice_of_kind_ends_at_the_word_that_tells_the_candidates_apart():

@@ -96,13 +96,14 @@ def question_figures(question: str) -> list[Figure]:
 _BACK = re.compile(r"\b(?:those|these|the same|said|both)\s+$", re.I)
 
 
-def question_relative(question: str) -> str:
-    """The kind of relative a question names first, in any of eight languages' words ("grandmother" ->
-    "grandparent", "mon beau-père" -> "in-law"; ``engine/policy/lang``), or ""."""
+def question_relative(question: str, languages: set[str] | None = None) -> str:
+    """The kind of relative a question names first ("grandmother" -> "grandparent", "mon beau-père" -> "in-law";
+    ``engine/policy/lang``), in the words of its own language and of ``languages`` (the handbook's: a short
+    question, "Murió mi abuela", may not tell its language), or ""."""
     from engine.data.vocab import vocabulary
     from engine.policy.terms import relatives_named
 
-    return next(iter(relatives_named(question, {vocabulary().question_language(question)})), "")
+    return next(iter(relatives_named(question, {vocabulary().question_language(question)} | (languages or set()))), "")
 
 
 def _ranges(text: str) -> list[tuple[str, float, float | None, str]]:
@@ -192,6 +193,27 @@ def relative_applies(unit_text: str, relative: str, languages: set[str] | None =
     return relative in relatives_named(unit_text, languages)
 
 
+#: Why a row applies that is the asker's own event (a table of events, "Mariage du salarié").
+OWN_EVENT = "own event"
+
+
+def own_event_topics(question: str) -> set[str]:
+    """The topics of a question about an event of the asker's own ("Je me marie le 9 octobre", "Ik ga trouwen", "for
+    my wedding"), or none: a question not in the first person, one about someone of mine the language files do not
+    call a relative ("my best friend", "my colleague's wedding"), and a death (never one's own)."""
+    from engine.agent.sentences import possessive_words, self_words
+    from engine.policy.terms import named_concepts
+
+    if not self_words().search(question):
+        return set()
+    topics = named_concepts(question) - {"bereavement"}
+    for m in re.finditer(possessive_words().pattern + r"\s+((?:[\w'’-]+\s*){1,2})", question, re.I):
+        following = m.group(1)
+        if re.search(r"['’]s\b", following) or not named_concepts(following) & topics:
+            return set()
+    return topics
+
+
 def _own_event_row(siblings, rows: set[str], topics: set[str], langs: set[str], verdicts: dict) -> None:
     """A question about the asker's own event, naming no relative ("Ik ga trouwen"), of a table whose rows of
     that topic are a relative's and one that is nobody's in particular or the employee's ("Huwelijk van de
@@ -207,7 +229,7 @@ def _own_event_row(siblings, rows: set[str], topics: set[str], langs: set[str], 
     kin = [u for u in topical if relatives_named(without_concepts(u.text, telling), langs)]
     own = [u for u in topical if u not in kin]
     if kin and len(own) == 1 and not any(verdicts[u.label][0] == "applies" for u in topical):
-        verdicts[own[0].label] = ("applies", "your own")
+        verdicts[own[0].label] = ("applies", OWN_EVENT)
         for u in kin:
             verdicts[u.label] = ("not", "")
 
@@ -385,14 +407,9 @@ def mark_units(units, heading_of, question: str, service: Figure | None, job: st
     sibling row applies; running text is only marked. In a two-way table (one column per range of service),
     the row of the person's own value of the column its key names (``record``: role -> (label, value)) applies,
     with the cell of their service."""
-    from engine.agent.sentences import self_words
     from engine.data.vocab import vocabulary
-    from engine.policy.terms import named_concepts
 
     figures = question_figures(question)
-    relative = question_relative(question)
-    # "Je me marie le 9 octobre": the asker's own event, of the topics the question names
-    own_event = named_concepts(question) if not relative and self_words().search(question) else set()
     applies: dict[str, str] = {}
     ruled_out: set[str] = set()
     by_passage: dict[int, list] = {}
@@ -401,6 +418,9 @@ def mark_units(units, heading_of, question: str, service: Figure | None, job: st
     for siblings in by_passage.values():
         rows = {u.label for u in siblings if is_row(u.text)} | parallel_rows(siblings)
         langs = {vocabulary().question_language(" ".join(u.text for u in siblings))}
+        relative = question_relative(question, langs)
+        # "Je me marie le 9 octobre": the asker's own event, of the topics the question names
+        own_event = own_event_topics(question) if not relative else set()
         verdicts = {}
         for u in siblings:
             # In running text a figure of the question says little ("up to 40 hours" is no row to choose);

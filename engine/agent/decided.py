@@ -45,7 +45,8 @@ def applying_row(part: Part, language: str = "en", record: dict[str, tuple[str, 
     years of service: 2 months [1]."), else "". A small model given the marked row still wrote the
     row's range as the answer ("a notice period of 2 to 5 years of service"). Of a row with a column per kind
     of person, only the cell the person's record names (``record``: role -> (label, value)) is stated."""
-    from engine.agent.applies import is_row, person_cell, question_relative, two_way_row
+    from engine.agent.applies import OWN_EVENT, is_row, person_cell, two_way_row
+    from engine.policy.terms import relative_kinds
 
     rows = [u for u in part.picked if u.label in part.applies and is_row(u.text)]
     if len(rows) > 1:
@@ -67,8 +68,10 @@ def applying_row(part: Part, language: str = "en", record: dict[str, tuple[str, 
         # beside the table may change it, "half of the period in the table" for a resignation: the model's)
         return ""
     unit, why = rows[0], part.applies[rows[0].label]
-    if why == question_relative(part.text):
+    if why in relative_kinds():
         key = "row_for_relative"
+    elif why == OWN_EVENT:  # ("Je me marie": the row of nobody's event but the employee's)
+        key = "row_for_own"
     elif re.search(r"\bservice\b", why):
         key = "row_for_you"
         # (the record's length of service in the answer's language: "16 volle dienstjaren en 6 maanden")

@@ -226,7 +226,8 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
         return [], {}
     heading = {u.label: p.section.split(" › ")[-1] if p.section else "" for p, u in units}
     path = {u.label: p.section or "" for p, u in units}  # every level: "Remote work › Eligibility"
-    for label, title in inner_headings(passages).items():
+    inner = inner_headings(passages)
+    for label, title in inner.items():
         # (a plain-text handbook's sub-heading inside the passage, "3.3 Titres-restaurant", is the heading of the
         # sentences under it: "L'entreprise en finance 60 %" is about meal vouchers only by its heading)
         heading[label] = f"{heading[label]} › {title}" if heading[label] else title
@@ -240,7 +241,7 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     sims = embedder.encode(texts) @ embedder.encode([f"{question} ({', '.join(english)})" if english else question])[0]
     # A unit that applies moves up, but only so far: one that applies and is about something else
     # (a tier of the accrual table for a question about cashing out) stays behind the relevant ones.
-    topical = _topical(pool, question, heading)
+    topical = _topical(pool, question, inner)
     score = [float(sims[i]) + (bonus if pool[i].label in applies else 0.0)
               + HEADING_BONUS * shared_words(question, path[pool[i].label])
               + (CONCEPT_BONUS if pool[i].label in topical else 0.0) for i in range(len(pool))]
@@ -248,8 +249,10 @@ def candidates(passages: list[Passage], question: str, embedder, k: int = CANDID
     return [pool[i] for i in order[:k]], {u.label: applies[u.label] for u in pool if u.label in applies}
 
 
-#: A unit that is a sub-heading: a short line with no sentence's end ("3.3 Titres-restaurant", "Overtime").
-_SUB_HEADING = re.compile(r"(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?[^\W\d][^.!?:;|]{1,58}")
+#: A unit that is a sub-heading: a short line with no figure and no sentence's end, numbered ("3.3
+#: Titres-restaurant") or with a capital to each longer word ("Overtime", "Carrying Leave Over"), never a clause
+#: ("Maximum 3 days per year", "Niet van toepassing op stagiairs").
+_SUB_HEADING = re.compile(r"(?P<number>\d{1,2}(?:\.\d{1,2})*\.?\s+)?[^\W\d][^.!?:;|%€$£\d]{1,58}")
 
 
 def inner_headings(passages: list[Passage]) -> dict[str, str]:
@@ -260,7 +263,9 @@ def inner_headings(passages: list[Passage]) -> dict[str, str]:
         current = ""
         for u in p.units:
             text = u.text.strip()
-            if len(text.split()) <= 6 and _SUB_HEADING.fullmatch(text) and not text[-1:].isdigit():
+            m = _SUB_HEADING.fullmatch(text)
+            longer = [w for w in re.findall(r"[^\W\d_][\w'’-]*", text) if len(w) >= 4]
+            if m and len(text.split()) <= 6 and (m["number"] or longer and all(w[0].isupper() for w in longer)):
                 current = text
             elif current:
                 out[u.label] = current

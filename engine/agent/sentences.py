@@ -79,6 +79,19 @@ def self_words() -> re.Pattern:
 
 
 @functools.lru_cache(maxsize=None)
+def possessive_words() -> re.Pattern:
+    """Every language's "my" before a noun (``[self].possessive``: "my", "mon", "mijn", "mein*")."""
+    return _phrases(p for code in languages() for p in _file(code).get("self", {}).get("possessive", ()))
+
+
+@functools.lru_cache(maxsize=None)
+def employee_nouns() -> frozenset[str]:
+    """Every language's words for an employee as such (``[people].nouns``: "employee", "Mitarbeiter", "medewerker"),
+    lower case."""
+    return frozenset(w.casefold() for code in languages() for w in _file(code).get("people", {}).get("nouns", ()))
+
+
+@functools.lru_cache(maxsize=None)
 def approve_words() -> re.Pattern:
     """Every language's words by which a question asks the assistant itself to approve something (``[approve_ask]``)."""
     return _phrases(p for code in languages() for p in _file(code).get("approve_ask", {}).get("words", ()))

@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from engine.agent.sentences import asked_aggregate, asked_tenure, asks_several, self_words
+from engine.agent.sentences import asked_aggregate, asked_tenure, asks_several, employee_nouns, possessive_words
 from engine.data.access import manager_keys
 from engine.data.employees import normalise_name, unsort_name
 from engine.errors import ToolInputError
@@ -205,26 +205,40 @@ def names_value(value: str, text: str, proper: bool = True) -> bool:
     return all(w in asked or (len(w) >= 5 and any(len(a) >= 5 and a[:5] == w[:5] for a in asked)) for w in words)
 
 
+#: The endings by which a noun's number or gender differ (after the letters two forms share): "opérat-eur" and
+#: "opérat-rices", "camarer-o" and "camarer-as", "Mitarbeiter-innen"; not "train-er" and "train-ing", "intern" and
+#: "intern-al", "manage-r" and "manage".
+_FORM_ENDINGS = frozenset({"", "s", "es", "e", "a", "o", "os", "as", "i", "y", "en", "n", "in", "innen", "nen", "eur",
+                           "eurs", "euse", "euses", "rice", "rices", "ice", "ices", "ier", "iere", "ieres", "iers"})
+
+
 def _same_word(word: str, asked: str) -> bool:
-    """``asked`` is ``word`` in another number or gender ("opérateurs", "camareras"): they share all of ``word``
-    but its last three letters, and five letters at least ("Recepcionista" is no "recepción")."""
+    """``asked`` is ``word`` in another number or gender ("opérateurs", "camareras", "Mitarbeiterinnen"): they
+    share five letters at least and differ only by the endings of :data:`_FORM_ENDINGS` ("Recepcionista" is no
+    "recepción", "Trainer" no "training")."""
     common = len(os.path.commonprefix([word, asked]))
-    return word == asked or common >= max(5, len(word) - 3, len(asked) - 3)
+    return word == asked or common >= 5 and word[common:] in _FORM_ENDINGS and asked[common:] in _FORM_ENDINGS
 
 
 def names_title(value: str, text: str, others: list[str]) -> bool:
     """Does ``text`` name the job title ``value`` as a common noun, in any case and number ("our production
     operators (the opérateurs and opératrices de production)" for "Opérateur/Opératrice de production",
     "orderpickers"), by words no value of another column it names has taken ("the Engineering team" names the
-    department, not also the job title "Engineer"), and not as the asker's own ("my manager")?"""
-    unowned = self_words().sub(" ", re.sub(self_words().pattern + r"\s+[\w'’-]+", " ", text))
-    taken = {w for other in others for w in _tokens(other)}
-    asked = [a for a in _tokens(unowned) if not any(_same_word(t, a) or t[:5] == a[:5] for t in taken if len(t) > 3)]
+    department, not also the job title "Engineer")? Not a title that is a word for any employee ("Medewerker"),
+    nor one named only as the asker's own, in the singular ("my manager"; "my orderpickers" are a filter)."""
     words = [w for w in _tokens(value) if len(w) > 1]
-    if not words or len(value.strip()) <= 3:
+    if not words or len(value.strip()) <= 3 or not any(len(w) > 3 for w in words):
         return False
-    return all(w in asked if len(w) <= 3 else any(_same_word(w, a) for a in asked) for w in words) and \
-        any(len(w) > 3 for w in words)
+    if all(w in {t for n in employee_nouns() for t in _tokens(n)} for w in words if len(w) > 3):
+        return False
+    taken = {w for other in others for w in _tokens(other)}
+    asked = [a for a in _tokens(text) if not any(_same_word(t, a) or t[:5] == a[:5] for t in taken if len(t) > 3)]
+    if not all(w in asked if len(w) <= 3 else any(_same_word(w, a) for a in asked) for w in words):
+        return False
+    # ("my manager": the asker's own, not the people whose title it is)
+    own = {_tokens(m.group(1))[0] for m in re.finditer(possessive_words().pattern + r"\s+([\w'’-]+)", text, re.I)
+           if _tokens(m.group(1))}
+    return not all(w in own for w in words if len(w) > 3)
 
 
 def value_head(value: str) -> str:
@@ -250,12 +264,15 @@ def names_meaning(value: str, text: str, itself: bool = False) -> bool:
 
 
 def names_own_word(value: str, values: list[str], text: str) -> bool:
-    """Does ``text`` name a word of ``value`` (five letters or more) that no other of ``values`` has
+    """Does ``text`` name a word of ``value`` (six letters or more, or five after "on") that no other of ``values`` has
     ("introductory" of "Active - Introductory", beside "Active" and "Active - Notice"; "leave" of "Leave of
     Absence", beside "Active" and "Terminated")?"""
     asked = set(_tokens(text))
     others = {w for v in values if v != value for w in _tokens(v)}
-    return any(len(w) >= 5 and w in asked and w not in others for w in _tokens(value))
+    # (a word of five letters only as what someone is "on": "out on leave" names "Leave of Absence", "how many days
+    # of annual leave" does not)
+    return any(w in asked and w not in others and (len(w) >= 6 or len(w) == 5 and re.search(
+        rf"\bon\s+{re.escape(w)}\b", normalise_name(text))) for w in _tokens(value))
 
 
 def question_dates(text: str) -> list[str]:
@@ -470,7 +487,10 @@ class SlotGrammar:
              f'filter ::= {_lit(week)}' + more if week else
              'filter ::= "none"' + (' | cond (" and " cond){0,2}' if conds else "")),
             *([f"carried ::= {_lit(filter_text(self.carried))}"] if self.carried else []),
-            *(['namedcond ::= ' + ' " and " '.join(f'{_lit(_q(c))} (" is " | " is not ") {_lit(_q(v))}' for c, v in named)]
+            # (two values of one column are either of them: "is" each, never one kept and the other ruled out)
+            *(['namedcond ::= ' + ' " and " '.join(
+                f'{_lit(_q(c))} ' + ('" is "' if sum(c == c2 for c2, _ in named) > 1 else '(" is " | " is not ")')
+                + f' {_lit(_q(v))}' for c, v in named)]
               if must_name else []),
             *(['numcond ::= numcol (" above " | " below " | " at least " | " at most ") number']
               if must_compare else []),

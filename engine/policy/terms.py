@@ -135,14 +135,14 @@ def _relative_phrases() -> list[tuple[str, str, int, re.Pattern]]:
 
 
 def relatives_named(text: str, languages: set[str] | None = None) -> list[str]:
-    """The kinds of relative ``text`` names ("child", "parent", "in_law", …), in the order it names them, in the
-    words of ``languages`` (English's always: a Dutch "kind" is no English one). A longer phrase is read before
-    the words inside it ("grand-père" is a grandparent, not also a "père")."""
+    """The kinds of relative ``text`` names ("child", "parent", "in-law", …), in the order it names them, in the
+    words of ``languages`` (all where None). A longer phrase is read before the words inside it ("grand-père" is a
+    grandparent, not also a "père")."""
     rest = _fold(text)
     found: list[tuple[int, str]] = []
     for code, kind, _, pattern in _relative_phrases():
-        if languages is not None and code != "en" and code not in languages:
-            continue
+        if languages is not None and code not in languages:
+            continue  # (a French "son" is "his", a Dutch "kind" no English one)
         for m in pattern.finditer(rest):
             found.append((m.start(), kind))
         rest = pattern.sub(lambda m: " " * len(m.group(0)), rest)
@@ -157,3 +157,9 @@ def without_concepts(text: str, wanted: set[str]) -> str:
         for pattern in _handbook_patterns().get(concept, {}).values():
             rest = pattern.sub(lambda m: " " * len(m.group(0)), rest)
     return rest
+
+
+@functools.lru_cache(maxsize=None)
+def relative_kinds() -> frozenset[str]:
+    """Every kind of relative the language files name ("child", "in-law", …)."""
+    return frozenset(kind for _, kind, _, _ in _relative_phrases())
